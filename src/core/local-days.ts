@@ -1,0 +1,86 @@
+// Local calendar days in the service's time zone (SERVICE_TIME_ZONE).
+//
+// Day-grained routes answer for every local day a half-open range [start, end)
+// touches, and stored days were cut in that zone, so every conversion between
+// instants and days goes through luxon: DST days are 23 or 25 hours long, and
+// in a few zones midnight itself is skipped, so offsets are never hand-rolled.
+//
+// Rules:
+// - A day is a 'YYYY-MM-DD' string (five-digit year past 9999, reachable at the
+//   very top of the timestamp range east of UTC).
+// - A local day begins at its first existing instant: 00:00, or the moment the
+//   clock jumps to when 00:00 is skipped; it ends where the next day begins.
+// - Ranges are half-open: a range ending exactly at local midnight does not
+//   touch the next day; a range grazing one millisecond of a day touches it.
+// - An unknown zone, a malformed day or an instant luxon cannot represent is a
+//   RangeError: these are programming errors, since routes validate first.
+import { DateTime, IANAZone } from 'luxon';
+
+const DAY_PATTERN = /^(\d{4,5})-(\d{2})-(\d{2})$/;
+
+/** The zone names the service accepts for SERVICE_TIME_ZONE: IANA names, `UTC` included. */
+export function isValidZone(zone: string): boolean {
+  return IANAZone.isValidZone(zone);
+}
+
+/** 'YYYY-MM-DD' of an instant (epoch ms) in `zone`. */
+export function localDayOf(ms: number, zone: string): string {
+  return formatDay(zoned(ms, zone));
+}
+
+/** Every local day [startMs, endMs) touches, ascending; startMs < endMs. */
+export function localDaysTouched(startMs: number, endMs: number, zone: string): string[] {
+  if (!(startMs < endMs)) throw new RangeError('a range must end after it starts');
+  const last = localDayOf(endMs - 1, zone);
+  const days = [localDayOf(startMs, zone)];
+  while (days[days.length - 1] !== last) days.push(dayAfter(days[days.length - 1]));
+  return days;
+}
+
+/** The instant (epoch ms) local `day` begins in `zone`. */
+export function dayStartMs(day: string, zone: string): number {
+  const start = DateTime.fromObject(parseDay(day), { zone });
+  if (!start.isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
+  // luxon moves a skipped 00:00 forward to the first instant that exists.
+  return start.toMillis();
+}
+
+/** The calendar day after `day` (no zone involved). */
+export function dayAfter(day: string): string {
+  return formatDay(DateTime.fromObject(parseDay(day), { zone: 'UTC' }).plus({ days: 1 }));
+}
+
+/** [start of firstDay, start of the day after lastDay) in `zone`. */
+export function daysSpanMs(firstDay: string, lastDay: string, zone: string): { startMs: number; endMs: number } {
+  return { startMs: dayStartMs(firstDay, zone), endMs: dayStartMs(dayAfter(lastDay), zone) };
+}
+
+/** The `n` local days ending with today (the local day of nowMs), ascending. */
+export function lastNDays(n: number, zone: string, nowMs: number): string[] {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`day count must be a positive integer, got ${n}`);
+  const today = zoned(nowMs, zone);
+  const calendarToday = DateTime.fromObject({ year: today.year, month: today.month, day: today.day }, { zone: 'UTC' });
+  const days = [formatDay(calendarToday.minus({ days: n - 1 }))];
+  for (let i = 1; i < n; i++) days.push(dayAfter(days[i - 1]));
+  return days;
+}
+
+function zoned(ms: number, zone: string): DateTime {
+  const at = DateTime.fromMillis(ms, { zone });
+  if (!at.isValid) throw new RangeError(`cannot place instant ${ms} in time zone ${zone}`);
+  return at;
+}
+
+function parseDay(day: string): { year: number; month: number; day: number } {
+  const match = DAY_PATTERN.exec(day);
+  const parts = match && { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) };
+  if (!parts || !DateTime.fromObject(parts, { zone: 'UTC' }).isValid) {
+    throw new RangeError(`not a calendar day: ${day}`);
+  }
+  return parts;
+}
+
+function formatDay(at: DateTime): string {
+  const pad = (part: number, width: number) => String(part).padStart(width, '0');
+  return `${pad(at.year, 4)}-${pad(at.month, 2)}-${pad(at.day, 2)}`;
+}

@@ -1,0 +1,437 @@
+// The HealthKit types the API serves, written down once: kind, canonical unit,
+// aggregation style and category value names. Agrees with the sync ecosystem's
+// published vocabulary (PulsHealth `docs/protocol/catalog.json`); the other
+// HealthKit types are here too because the Apple Health importer meets them in
+// export.xml. Values are stored already in the canonical unit, so the importer
+// uses `convertToCanonical` and the API never converts.
+
+export type TypeKind =
+  | 'quantity'
+  | 'category'
+  | 'workout'
+  | 'heartbeatSeries'
+  | 'ecg'
+  | 'stateOfMind'
+  | 'medicationDose'
+  | 'activitySummary';
+export type Aggregation = 'cumulative' | 'discrete';
+
+export interface QuantityTypeInfo {
+  identifier: string;
+  kind: 'quantity';
+  unit: string;
+  aggregation: Aggregation;
+}
+export interface CategoryTypeInfo {
+  identifier: string;
+  kind: 'category';
+  unit: null;
+  labels: Readonly<Record<number, string>>;
+}
+export interface SpecialTypeInfo {
+  identifier: string;
+  kind: Exclude<TypeKind, 'quantity' | 'category'>;
+  unit: string | null;
+}
+export type TypeInfo = QuantityTypeInfo | CategoryTypeInfo | SpecialTypeInfo;
+
+export const SLEEP_ANALYSIS = 'HKCategoryTypeIdentifierSleepAnalysis';
+export const SleepValue = { inBed: 0, asleepUnspecified: 1, awake: 2, asleepCore: 3, asleepDeep: 4, asleepREM: 5 } as const;
+
+export const SPECIAL_IDENTIFIERS: {
+  workout: 'HKWorkoutTypeIdentifier';
+  activitySummary: 'HKActivitySummaryTypeIdentifier';
+  stateOfMind: 'HKDataTypeIdentifierStateOfMind';
+  heartbeatSeries: 'HKDataTypeIdentifierHeartbeatSeries';
+  ecg: 'HKDataTypeIdentifierElectrocardiogram';
+  medicationDose: 'HKMedicationDoseEventTypeIdentifierMedicationDoseEvent';
+} = {
+  workout: 'HKWorkoutTypeIdentifier',
+  activitySummary: 'HKActivitySummaryTypeIdentifier',
+  stateOfMind: 'HKDataTypeIdentifierStateOfMind',
+  heartbeatSeries: 'HKDataTypeIdentifierHeartbeatSeries',
+  ecg: 'HKDataTypeIdentifierElectrocardiogram',
+  medicationDose: 'HKMedicationDoseEventTypeIdentifierMedicationDoseEvent',
+};
+
+/** Kinds stored as rows of `samples` (the others have tables of their own). */
+export const SAMPLE_KINDS: ReadonlySet<TypeKind> = new Set<TypeKind>([
+  'quantity',
+  'category',
+  'heartbeatSeries',
+  'ecg',
+  'medicationDose',
+]);
+
+const QUANTITY_PREFIX = 'HKQuantityTypeIdentifier';
+const CATEGORY_PREFIX = 'HKCategoryTypeIdentifier';
+
+const C: Aggregation = 'cumulative';
+const D: Aggregation = 'discrete';
+
+// [name without prefix, canonical unit, aggregation]. Every HealthKit
+// discrete style (arithmetic, temporally weighted, equivalent continuous
+// level) is `discrete` here: a day's value is its mean.
+const QUANTITIES: ReadonlyArray<readonly [string, string, Aggregation]> = [
+  // In the sync catalog: unit and style exactly as published.
+  ['ActiveEnergyBurned', 'kcal', C],
+  ['AppleExerciseTime', 'min', C],
+  ['AppleMoveTime', 'min', C],
+  ['AppleSleepingWristTemperature', 'degC', D],
+  ['AppleStandTime', 'min', C],
+  ['AtrialFibrillationBurden', '%', D],
+  ['BasalBodyTemperature', 'degC', D],
+  ['BasalEnergyBurned', 'kcal', C],
+  ['BloodAlcoholContent', '%', D],
+  ['BloodGlucose', 'mg/dL', D],
+  ['BloodPressureDiastolic', 'mmHg', D],
+  ['BloodPressureSystolic', 'mmHg', D],
+  ['BodyFatPercentage', '%', D],
+  ['BodyMass', 'kg', D],
+  ['BodyMassIndex', 'count', D],
+  ['BodyTemperature', 'degC', D],
+  ['CyclingCadence', 'count/min', D],
+  ['CyclingPower', 'W', D],
+  ['CyclingSpeed', 'm/s', D],
+  ['DietaryCaffeine', 'mg', C],
+  ['DietaryCarbohydrates', 'g', C],
+  ['DietaryEnergyConsumed', 'kcal', C],
+  ['DietaryFatTotal', 'g', C],
+  ['DietaryFiber', 'g', C],
+  ['DietaryProtein', 'g', C],
+  ['DietarySodium', 'mg', C],
+  ['DietarySugar', 'g', C],
+  ['DietaryWater', 'mL', C],
+  ['DistanceCycling', 'm', C],
+  ['DistanceSwimming', 'm', C],
+  ['DistanceWalkingRunning', 'm', C],
+  ['EnvironmentalAudioExposure', 'dBASPL', D],
+  ['EnvironmentalSoundReduction', 'dBASPL', D],
+  ['FlightsClimbed', 'count', C],
+  ['HeadphoneAudioExposure', 'dBASPL', D],
+  ['HeartRate', 'count/min', D],
+  ['HeartRateRecoveryOneMinute', 'count/min', D],
+  ['HeartRateVariabilitySDNN', 'ms', D],
+  ['Height', 'm', D],
+  ['LeanBodyMass', 'kg', D],
+  ['NumberOfTimesFallen', 'count', C],
+  ['OxygenSaturation', '%', D],
+  ['PeripheralPerfusionIndex', '%', D],
+  ['PhysicalEffort', 'kcal/hr*kg', D],
+  ['RespiratoryRate', 'count/min', D],
+  ['RestingHeartRate', 'count/min', D],
+  ['RunningGroundContactTime', 'ms', D],
+  ['RunningPower', 'W', D],
+  ['RunningSpeed', 'm/s', D],
+  ['RunningStrideLength', 'm', D],
+  ['RunningVerticalOscillation', 'cm', D],
+  ['StepCount', 'count', C],
+  ['SwimmingStrokeCount', 'count', C],
+  ['TimeInDaylight', 'min', C],
+  ['UVExposure', 'count', D],
+  ['VO2Max', 'ml/kg*min', D],
+  ['WaistCircumference', 'm', D],
+  ['WalkingAsymmetryPercentage', '%', D],
+  ['WalkingDoubleSupportPercentage', '%', D],
+  ['WalkingHeartRateAverage', 'count/min', D],
+  ['WalkingSpeed', 'm/s', D],
+  ['WalkingStepLength', 'm', D],
+  // Not synced by the phone, found in Apple Health exports: style from the
+  // framework; unit the framework's, except rates per minute like the
+  // catalog and nutrients in the unit the Health app shows them.
+  ['AppleSleepingBreathingDisturbances', 'count', D],
+  ['AppleWalkingSteadiness', '%', D],
+  ['CrossCountrySkiingSpeed', 'm/s', D],
+  ['CyclingFunctionalThresholdPower', 'W', D],
+  ['DietaryBiotin', 'mcg', C],
+  ['DietaryCalcium', 'mg', C],
+  ['DietaryChloride', 'mg', C],
+  ['DietaryCholesterol', 'mg', C],
+  ['DietaryChromium', 'mcg', C],
+  ['DietaryCopper', 'mg', C],
+  ['DietaryFatMonounsaturated', 'g', C],
+  ['DietaryFatPolyunsaturated', 'g', C],
+  ['DietaryFatSaturated', 'g', C],
+  ['DietaryFolate', 'mcg', C],
+  ['DietaryIodine', 'mcg', C],
+  ['DietaryIron', 'mg', C],
+  ['DietaryMagnesium', 'mg', C],
+  ['DietaryManganese', 'mg', C],
+  ['DietaryMolybdenum', 'mcg', C],
+  ['DietaryNiacin', 'mg', C],
+  ['DietaryPantothenicAcid', 'mg', C],
+  ['DietaryPhosphorus', 'mg', C],
+  ['DietaryPotassium', 'mg', C],
+  ['DietaryRiboflavin', 'mg', C],
+  ['DietarySelenium', 'mcg', C],
+  ['DietaryThiamin', 'mg', C],
+  ['DietaryVitaminA', 'mcg', C],
+  ['DietaryVitaminB12', 'mcg', C],
+  ['DietaryVitaminB6', 'mg', C],
+  ['DietaryVitaminC', 'mg', C],
+  ['DietaryVitaminD', 'mcg', C],
+  ['DietaryVitaminE', 'mg', C],
+  ['DietaryVitaminK', 'mcg', C],
+  ['DietaryZinc', 'mg', C],
+  ['DistanceCrossCountrySkiing', 'm', C],
+  ['DistanceDownhillSnowSports', 'm', C],
+  ['DistancePaddleSports', 'm', C],
+  ['DistanceRowing', 'm', C],
+  ['DistanceSkatingSports', 'm', C],
+  ['DistanceWheelchair', 'm', C],
+  ['ElectrodermalActivity', 'S', D],
+  ['EstimatedWorkoutEffortScore', 'appleEffortScore', D],
+  ['ForcedExpiratoryVolume1', 'L', D],
+  ['ForcedVitalCapacity', 'L', D],
+  ['InhalerUsage', 'count', C],
+  ['InsulinDelivery', 'IU', C],
+  ['NikeFuel', 'count', C],
+  ['NumberOfAlcoholicBeverages', 'count', C],
+  ['PaddleSportsSpeed', 'm/s', D],
+  ['PeakExpiratoryFlowRate', 'L/min', D],
+  ['PushCount', 'count', C],
+  ['RowingSpeed', 'm/s', D],
+  ['SixMinuteWalkTestDistance', 'm', D],
+  ['StairAscentSpeed', 'm/s', D],
+  ['StairDescentSpeed', 'm/s', D],
+  ['UnderwaterDepth', 'm', D],
+  ['WaterTemperature', 'degC', D],
+  ['WorkoutEffortScore', 'appleEffortScore', D],
+];
+
+// Category value enums of the framework, by raw value.
+type Labels = Readonly<Record<number, string>>;
+const NOT_APPLICABLE: Labels = { 0: 'notApplicable' };
+const SLEEP: Labels = { 0: 'inBed', 1: 'asleepUnspecified', 2: 'awake', 3: 'asleepCore', 4: 'asleepDeep', 5: 'asleepREM' };
+const STAND_HOUR: Labels = { 0: 'stood', 1: 'idle' };
+const SEVERITY: Labels = { 0: 'unspecified', 1: 'notPresent', 2: 'mild', 3: 'moderate', 4: 'severe' };
+const PRESENCE: Labels = { 0: 'present', 1: 'notPresent' };
+const APPETITE_CHANGES: Labels = { 0: 'unspecified', 1: 'noChange', 2: 'decreased', 3: 'increased' };
+const VAGINAL_BLEEDING: Labels = { 1: 'unspecified', 2: 'light', 3: 'medium', 4: 'heavy', 5: 'none' };
+const CERVICAL_MUCUS: Labels = { 1: 'dry', 2: 'sticky', 3: 'creamy', 4: 'watery', 5: 'eggWhite' };
+const OVULATION_TEST: Labels = { 1: 'negative', 2: 'luteinizingHormoneSurge', 3: 'indeterminate', 4: 'estrogenSurge' };
+const TEST_RESULT: Labels = { 1: 'negative', 2: 'positive', 3: 'indeterminate' };
+const CONTRACEPTIVE: Labels = {
+  1: 'unspecified',
+  2: 'implant',
+  3: 'injection',
+  4: 'intrauterineDevice',
+  5: 'intravaginalRing',
+  6: 'oral',
+  7: 'patch',
+};
+const WALKING_STEADINESS_EVENT: Labels = { 1: 'initialLow', 2: 'initialVeryLow', 3: 'repeatLow', 4: 'repeatVeryLow' };
+
+const SEVERITY_SYMPTOMS = [
+  'AbdominalCramps', 'Acne', 'BladderIncontinence', 'Bloating', 'BreastPain', 'ChestTightnessOrPain', 'Chills',
+  'Constipation', 'Coughing', 'Diarrhea', 'Dizziness', 'DrySkin', 'Fainting', 'Fatigue', 'Fever',
+  'GeneralizedBodyAche', 'HairLoss', 'Headache', 'Heartburn', 'HotFlashes', 'LossOfSmell', 'LossOfTaste',
+  'LowerBackPain', 'MemoryLapse', 'Nausea', 'NightSweats', 'PelvicPain', 'RapidPoundingOrFlutteringHeartbeat',
+  'RunnyNose', 'ShortnessOfBreath', 'SinusCongestion', 'SkippedHeartbeat', 'SoreThroat', 'VaginalDryness',
+  'Vomiting', 'Wheezing',
+] as const;
+
+const CATEGORIES: ReadonlyArray<readonly [string, Labels]> = [
+  // In the sync catalog.
+  ['AppleStandHour', STAND_HOUR],
+  ['AudioExposureEvent', { 1: 'loudEnvironment' }],
+  ['HandwashingEvent', NOT_APPLICABLE],
+  ['HeadphoneAudioExposureEvent', { 1: 'sevenDayLimit' }],
+  ['HighHeartRateEvent', NOT_APPLICABLE],
+  ['IrregularHeartRhythmEvent', NOT_APPLICABLE],
+  ['LowCardioFitnessEvent', { 1: 'lowFitness' }],
+  ['LowHeartRateEvent', NOT_APPLICABLE],
+  ['MindfulSession', NOT_APPLICABLE],
+  ['SleepAnalysis', SLEEP],
+  ['SleepApneaEvent', NOT_APPLICABLE],
+  ['ToothbrushingEvent', NOT_APPLICABLE],
+  // Not synced by the phone, found in Apple Health exports.
+  ['AppetiteChanges', APPETITE_CHANGES],
+  ['AppleWalkingSteadinessEvent', WALKING_STEADINESS_EVENT],
+  ['BleedingAfterPregnancy', VAGINAL_BLEEDING],
+  ['BleedingDuringPregnancy', VAGINAL_BLEEDING],
+  ['CervicalMucusQuality', CERVICAL_MUCUS],
+  ['Contraceptive', CONTRACEPTIVE],
+  ['EnvironmentalAudioExposureEvent', { 1: 'momentaryLimit' }],
+  ['HypertensionEvent', NOT_APPLICABLE],
+  ['InfrequentMenstrualCycles', NOT_APPLICABLE],
+  ['IntermenstrualBleeding', NOT_APPLICABLE],
+  ['IrregularMenstrualCycles', NOT_APPLICABLE],
+  ['Lactation', NOT_APPLICABLE],
+  ['MenstrualFlow', VAGINAL_BLEEDING],
+  ['MoodChanges', PRESENCE],
+  ['OvulationTestResult', OVULATION_TEST],
+  ['PersistentIntermenstrualBleeding', NOT_APPLICABLE],
+  ['Pregnancy', NOT_APPLICABLE],
+  ['PregnancyTestResult', TEST_RESULT],
+  ['ProgesteroneTestResult', TEST_RESULT],
+  ['ProlongedMenstrualPeriods', NOT_APPLICABLE],
+  ['SexualActivity', NOT_APPLICABLE],
+  ['SleepChanges', PRESENCE],
+  ...SEVERITY_SYMPTOMS.map((name) => [name, SEVERITY] as const),
+];
+
+export const allTypes: readonly TypeInfo[] = Object.freeze(
+  [
+    ...QUANTITIES.map(([name, unit, aggregation]): TypeInfo => ({
+      identifier: QUANTITY_PREFIX + name,
+      kind: 'quantity',
+      unit,
+      aggregation,
+    })),
+    ...CATEGORIES.map(([name, labels]): TypeInfo => ({
+      identifier: CATEGORY_PREFIX + name,
+      kind: 'category',
+      unit: null,
+      labels: Object.freeze(labels),
+    })),
+    ...(Object.entries(SPECIAL_IDENTIFIERS) as Array<[SpecialTypeInfo['kind'], string]>).map(
+      ([kind, identifier]): TypeInfo => ({ identifier, kind, unit: null }),
+    ),
+  ]
+    .sort((a, b) => (a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0))
+    .map((info) => Object.freeze(info)),
+);
+
+const byIdentifier: ReadonlyMap<string, TypeInfo> = new Map(allTypes.map((info) => [info.identifier, info]));
+
+export function typeInfo(identifier: string): TypeInfo | undefined {
+  return byIdentifier.get(identifier);
+}
+
+export function isQuantityType(identifier: string): boolean {
+  return byIdentifier.get(identifier)?.kind === 'quantity';
+}
+
+export function isSampleType(identifier: string): boolean {
+  const info = byIdentifier.get(identifier);
+  return info !== undefined && SAMPLE_KINDS.has(info.kind);
+}
+
+export function kindOfIdentifier(identifier: string): TypeKind | undefined {
+  const known = byIdentifier.get(identifier);
+  if (known) return known.kind;
+  if (identifier.startsWith(QUANTITY_PREFIX)) return 'quantity';
+  if (identifier.startsWith(CATEGORY_PREFIX)) return 'category';
+  return undefined;
+}
+
+export function unitOf(identifier: string): string | null {
+  return byIdentifier.get(identifier)?.unit ?? null;
+}
+
+export function categoryLabel(identifier: string, value: number | null): string | null {
+  const info = byIdentifier.get(identifier);
+  if (value === null || info?.kind !== 'category' || !Object.hasOwn(info.labels, value)) return null;
+  return info.labels[value];
+}
+
+// Unit strings as HealthKit writes them (export.xml `unit` attributes) and
+// as the catalog spells them. A value in `unit` is `value * scale + offset`
+// in its dimension's base unit; two units convert only within one dimension.
+interface UnitScale {
+  dimension: string;
+  scale: number;
+  offset?: number;
+}
+
+const UNITS: Readonly<Record<string, UnitScale>> = {
+  count: { dimension: 'count', scale: 1 },
+  '%': { dimension: 'fraction', scale: 1 }, // HealthKit writes percentages as fractions already
+  // length, base m
+  m: { dimension: 'length', scale: 1 },
+  km: { dimension: 'length', scale: 1000 },
+  cm: { dimension: 'length', scale: 0.01 },
+  mm: { dimension: 'length', scale: 0.001 },
+  in: { dimension: 'length', scale: 0.0254 },
+  ft: { dimension: 'length', scale: 0.3048 },
+  yd: { dimension: 'length', scale: 0.9144 },
+  mi: { dimension: 'length', scale: 1609.344 },
+  // mass, base kg
+  kg: { dimension: 'mass', scale: 1 },
+  g: { dimension: 'mass', scale: 1e-3 },
+  mg: { dimension: 'mass', scale: 1e-6 },
+  mcg: { dimension: 'mass', scale: 1e-9 },
+  lb: { dimension: 'mass', scale: 0.45359237 },
+  st: { dimension: 'mass', scale: 6.35029318 },
+  oz: { dimension: 'mass', scale: 0.028349523125 },
+  // energy, base kcal; `Cal` is the food calorie (= kcal)
+  kcal: { dimension: 'energy', scale: 1 },
+  Cal: { dimension: 'energy', scale: 1 },
+  cal: { dimension: 'energy', scale: 1e-3 },
+  kJ: { dimension: 'energy', scale: 1 / 4.184 },
+  J: { dimension: 'energy', scale: 1 / 4184 },
+  // temperature, base degC
+  degC: { dimension: 'temperature', scale: 1 },
+  degF: { dimension: 'temperature', scale: 5 / 9, offset: -160 / 9 },
+  K: { dimension: 'temperature', scale: 1, offset: -273.15 },
+  // time, base s
+  s: { dimension: 'time', scale: 1 },
+  ms: { dimension: 'time', scale: 1e-3 },
+  min: { dimension: 'time', scale: 60 },
+  hr: { dimension: 'time', scale: 3600 },
+  d: { dimension: 'time', scale: 86400 },
+  // speed, base m/s
+  'm/s': { dimension: 'speed', scale: 1 },
+  'm/min': { dimension: 'speed', scale: 1 / 60 },
+  'km/hr': { dimension: 'speed', scale: 1000 / 3600 },
+  'mi/hr': { dimension: 'speed', scale: 1609.344 / 3600 },
+  'ft/s': { dimension: 'speed', scale: 0.3048 },
+  // frequency, base count/min
+  'count/min': { dimension: 'frequency', scale: 1 },
+  'count/s': { dimension: 'frequency', scale: 60 },
+  'count/hr': { dimension: 'frequency', scale: 1 / 60 },
+  // volume, base mL
+  mL: { dimension: 'volume', scale: 1 },
+  L: { dimension: 'volume', scale: 1000 },
+  fl_oz_us: { dimension: 'volume', scale: 29.5735295625 },
+  fl_oz_imp: { dimension: 'volume', scale: 28.4130625 },
+  cup_us: { dimension: 'volume', scale: 236.5882365 },
+  cup_imp: { dimension: 'volume', scale: 284.130625 },
+  pt_us: { dimension: 'volume', scale: 473.176473 },
+  pt_imp: { dimension: 'volume', scale: 568.26125 },
+  // volume flow, base L/min
+  'L/min': { dimension: 'flow', scale: 1 },
+  'L/s': { dimension: 'flow', scale: 60 },
+  // blood glucose, base mg/dL (mmol<molar mass>/L is parsed below)
+  'mg/dL': { dimension: 'glucose', scale: 1 },
+  mmHg: { dimension: 'pressure', scale: 1 },
+  dBASPL: { dimension: 'soundLevel', scale: 1 },
+  W: { dimension: 'power', scale: 1 },
+  kW: { dimension: 'power', scale: 1000 },
+  S: { dimension: 'conductance', scale: 1 },
+  mS: { dimension: 'conductance', scale: 1e-3 },
+  mcS: { dimension: 'conductance', scale: 1e-6 },
+  IU: { dimension: 'insulin', scale: 1 },
+  appleEffortScore: { dimension: 'effortScore', scale: 1 },
+  // VO2 max: catalog, framework and export.xml spellings of one unit
+  'ml/kg*min': { dimension: 'oxygenUptake', scale: 1 },
+  'ml/(kg*min)': { dimension: 'oxygenUptake', scale: 1 },
+  'mL/min·kg': { dimension: 'oxygenUptake', scale: 1 },
+  // physical effort (METs): catalog, framework and export.xml spellings
+  'kcal/hr*kg': { dimension: 'metabolicRate', scale: 1 },
+  'kcal/(kg*hr)': { dimension: 'metabolicRate', scale: 1 },
+  'kcal/hr·kg': { dimension: 'metabolicRate', scale: 1 },
+};
+
+// `mmol<180.15588000005408>/L`: HealthKit carries the molar mass (g/mol) in
+// the unit; mmol/L × g/mol = mg/L, and mg/L ÷ 10 = mg/dL.
+const MOLAR_CONCENTRATION = /^mmol<(\d+(?:\.\d+)?)>\/L$/;
+
+function unitScale(unit: string): UnitScale | undefined {
+  if (Object.hasOwn(UNITS, unit)) return UNITS[unit];
+  const molar = MOLAR_CONCENTRATION.exec(unit);
+  return molar ? { dimension: 'glucose', scale: Number(molar[1]) / 10 } : undefined;
+}
+
+/** A quantity value in `unit` expressed in the type's canonical unit; undefined when that cannot be done. */
+export function convertToCanonical(identifier: string, value: number, unit: string): number | undefined {
+  const info = byIdentifier.get(identifier);
+  if (info?.kind !== 'quantity') return undefined;
+  if (unit === info.unit) return value;
+  const from = unitScale(unit);
+  const to = unitScale(info.unit);
+  if (!from || !to || from.dimension !== to.dimension) return undefined;
+  const base = value * from.scale + (from.offset ?? 0);
+  return (base - (to.offset ?? 0)) / to.scale;
+}

@@ -1,0 +1,43 @@
+// Row counts and time bounds per type for one user, raw and aggregate, plus the
+// special kinds kept in their own tables. Exact counts: the catalog cache keeps
+// this off the hot path.
+import type pg from 'pg';
+
+export interface CatalogRow {
+  identifier: string;
+  rawRows: number;
+  aggregateRows: number;
+  earliestRaw: number | null;
+  latestRaw: number | null;
+  firstDay: string | null;
+  lastDay: string | null;
+}
+
+export async function catalogRows(pool: pg.Pool, userId: string): Promise<CatalogRow[]> {
+  const { rows } = await pool.query<CatalogRow>(
+    `WITH raw AS (
+       SELECT type_id, count(*) AS n, min(start_ms) AS earliest, max(start_ms) AS latest
+       FROM samples WHERE user_id = $1 GROUP BY type_id
+     ), agg AS (
+       SELECT type_id, count(*) AS n, min(day)::text AS first_day, max(day)::text AS last_day
+       FROM daily_aggregates WHERE user_id = $1 GROUP BY type_id
+     )
+     SELECT t.identifier, coalesce(raw.n, 0)::bigint AS "rawRows", coalesce(agg.n, 0)::bigint AS "aggregateRows",
+            raw.earliest AS "earliestRaw", raw.latest AS "latestRaw", agg.first_day AS "firstDay", agg.last_day AS "lastDay"
+     FROM sample_types t
+     LEFT JOIN raw ON raw.type_id = t.type_id
+     LEFT JOIN agg ON agg.type_id = t.type_id
+     WHERE raw.n IS NOT NULL OR agg.n IS NOT NULL
+     UNION ALL
+     SELECT 'HKWorkoutTypeIdentifier', count(*), 0, min(start_ms), max(start_ms), NULL, NULL
+       FROM workouts WHERE user_id = $1 HAVING count(*) > 0
+     UNION ALL
+     SELECT 'HKDataTypeIdentifierStateOfMind', count(*), 0, min(logged_at_ms), max(logged_at_ms), NULL, NULL
+       FROM state_of_mind WHERE user_id = $1 HAVING count(*) > 0
+     UNION ALL
+     SELECT 'HKActivitySummaryTypeIdentifier', count(*), 0, NULL, NULL, min(day)::text, max(day)::text
+       FROM activity_summaries WHERE user_id = $1 HAVING count(*) > 0`,
+    [userId],
+  );
+  return rows;
+}

@@ -1,0 +1,49 @@
+// Users, profiles and the stored time zone.
+import type pg from 'pg';
+import type { ProfileT, UserT } from '../../schemas/resources.js';
+
+const USER_COLUMNS = `
+  u.user_id::text AS "userID", p.name, p.email, u.created_at_ms AS "createdAt",
+  b.last_sync AS "lastSync", coalesce(b.batches, 0)::bigint AS batches,
+  coalesce(b.uploaded, 0)::bigint AS "uploadedSamples"`;
+
+const BATCH_TOTALS = `
+  SELECT user_id, max(received_at_ms) AS last_sync, count(*) AS batches, sum(sample_count) AS uploaded
+  FROM upload_batches`;
+
+export async function listAllUsers(pool: pg.Pool): Promise<UserT[]> {
+  const { rows } = await pool.query<UserT>(`
+    SELECT ${USER_COLUMNS}
+    FROM users u
+    LEFT JOIN profiles p ON p.user_id = u.user_id
+    LEFT JOIN (${BATCH_TOTALS} GROUP BY user_id) b ON b.user_id = u.user_id
+    ORDER BY u.created_at_ms, u.user_id`);
+  return rows;
+}
+
+export async function findUser(pool: pg.Pool, userId: string): Promise<UserT | undefined> {
+  const { rows } = await pool.query<UserT>(
+    `SELECT ${USER_COLUMNS}
+     FROM users u
+     LEFT JOIN profiles p ON p.user_id = u.user_id
+     LEFT JOIN (${BATCH_TOTALS} WHERE user_id = $1 GROUP BY user_id) b ON b.user_id = u.user_id
+     WHERE u.user_id = $1`,
+    [userId],
+  );
+  return rows[0];
+}
+
+export async function findProfile(pool: pg.Pool, userId: string): Promise<ProfileT | undefined> {
+  const { rows } = await pool.query<ProfileT>(
+    `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
+     FROM profiles WHERE user_id = $1`,
+    [userId],
+  );
+  return rows[0];
+}
+
+/** The zone that cut the stored days, or null when the data carries none yet. */
+export async function storedTimeZone(pool: pg.Pool | pg.Client): Promise<string | null> {
+  const { rows } = await pool.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'time_zone'`);
+  return rows[0]?.value ?? null;
+}

@@ -1,0 +1,32 @@
+// One catalogue of the API's errors. Routes throw them by name; the HTTP front
+// turns each into its status, headers and the `{"error": "..."}` body.
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const errors = {
+  badRequest: (message: string) => new ApiError(400, message),
+  unauthorized: () => new ApiError(401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer' }),
+  multiUserDisabled: () => new ApiError(403, 'multi-user reads are disabled'),
+  notFound: (what = 'not found') => new ApiError(404, what),
+  workoutNotFound: () => new ApiError(404, 'workout not found'),
+  profileNotFound: () => new ApiError(404, 'profile not found'),
+  methodNotAllowed: () => new ApiError(405, 'method not allowed; this API answers GET only', { Allow: 'GET' }),
+  tooManyFailedAuth: (retryAfterSeconds: number) =>
+    new ApiError(429, 'too many failed authentications; retry later', { 'Retry-After': String(retryAfterSeconds) }),
+  internal: () => new ApiError(500, 'internal error'),
+  exportsBusy: () => new ApiError(503, 'two exports are already running; retry later', { 'Retry-After': '60' }),
+  databaseUnavailable: () => new ApiError(503, 'database unavailable'),
+  queryTimeout: () => new ApiError(504, 'query took too long; narrow the range'),
+} as const;
+
+/** SQLSTATE of a statement cancelled by statement_timeout. */
+export const QUERY_CANCELED = '57014';

@@ -1,0 +1,41 @@
+// Database status for /healthz, cached for a short window so a flood of health
+// checks costs one ping per window. A ping that does not answer promptly counts
+// as down; the next window pings again, so recovery needs no restart.
+import type pg from 'pg';
+
+export class HealthProbe {
+  private status: { db: boolean; at: number } | null = null;
+  private pending: Promise<boolean> | null = null;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly cacheMs: number,
+    private readonly pingTimeoutMs = 1_500,
+  ) {}
+
+  async databaseUp(now = Date.now()): Promise<boolean> {
+    if (this.status && now - this.status.at < this.cacheMs) return this.status.db;
+    this.pending ??= this.ping().then((db) => {
+      this.status = { db, at: Date.now() };
+      this.pending = null;
+      return db;
+    });
+    return this.pending;
+  }
+
+  private async ping(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.pingTimeoutMs);
+    });
+    const query = this.pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([query, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+// Strict query-string parsing: every name keeps all its values (so repeated
+// parameters can be refused), percent-encoding must decode to valid UTF-8,
+// and NUL is refused. `+` means space, as in HTML forms.
+import { errors } from '../errors.js';
+
+export type RawQuery = Map<string, string[]>;
+
+function decode(component: string, what: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    throw errors.badRequest(`${what} is not valid percent-encoded UTF-8`);
+  }
+  if (decoded.includes('\u0000')) throw errors.badRequest(`${what} must not contain a NUL character`);
+  if (decoded.includes('\uFFFD')) throw errors.badRequest(`${what} is not valid UTF-8`);
+  return decoded;
+}
+
+export function parseQueryString(queryString: string): RawQuery {
+  const query: RawQuery = new Map();
+  if (!queryString) return query;
+  for (const pair of queryString.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
+    const name = decode(rawName, 'a parameter name');
+    const value = decode(rawValue, `parameter ${name.length <= 40 ? name : 'value'}`);
+    const values = query.get(name);
+    if (values) values.push(value);
+    else query.set(name, [value]);
+  }
+  return query;
+}

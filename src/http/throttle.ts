@@ -1,0 +1,62 @@
+// Failed-authentication throttle: a token bucket per client address (burst 10,
+// refilling 10 per minute). Only failures draw from it; it is checked before
+// the token. Memory is bounded: a full bucket is the same as no entry, so
+// those are pruned first, and past `maxEntries` the least recently failed
+// addresses are forgotten (cycling addresses defeats a per-address limit anyway).
+
+export interface ThrottleOptions {
+  burst: number;
+  refillPerMinute: number;
+  maxEntries: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class FailedAuthThrottle {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly msPerToken: number;
+
+  constructor(private readonly options: ThrottleOptions = { burst: 10, refillPerMinute: 10, maxEntries: 100_000 }) {
+    this.msPerToken = 60_000 / options.refillPerMinute;
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private tokensAt(bucket: Bucket, now: number): number {
+    return Math.min(this.options.burst, bucket.tokens + (now - bucket.at) / this.msPerToken);
+  }
+
+  /** Seconds to wait when the allowance is empty, or 0 when a request may be evaluated. */
+  retryAfterSeconds(address: string, now: number): number {
+    const bucket = this.buckets.get(address);
+    if (!bucket) return 0;
+    const tokens = this.tokensAt(bucket, now);
+    if (tokens >= 1) return 0;
+    return Math.max(1, Math.ceil(((1 - tokens) * this.msPerToken) / 1000));
+  }
+
+  recordFailure(address: string, now: number): void {
+    const bucket = this.buckets.get(address);
+    const tokens = bucket ? this.tokensAt(bucket, now) : this.options.burst;
+    if (bucket) this.buckets.delete(address); // re-insert: Map order becomes recency order
+    this.buckets.set(address, { tokens: Math.max(0, tokens - 1), at: now });
+    if (this.buckets.size > this.options.maxEntries) this.evict(now);
+  }
+
+  /** Shrinks to 90% of the cap at once, so the cost is amortized over many failures. */
+  private evict(now: number): void {
+    const target = Math.floor(this.options.maxEntries * 0.9);
+    for (const [address, bucket] of this.buckets) {
+      if (this.tokensAt(bucket, now) >= this.options.burst) this.buckets.delete(address);
+    }
+    for (const address of this.buckets.keys()) {
+      if (this.buckets.size <= target) break;
+      this.buckets.delete(address);
+    }
+  }
+}

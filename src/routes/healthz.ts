@@ -1,0 +1,22 @@
+// GET /healthz — is the service up and does the database answer? The database
+// status is cached for two seconds (HealthProbe).
+import { Type } from '@sinclair/typebox';
+import { Health } from '../schemas/resources.js';
+import { defineRoute, json } from './route.js';
+
+export const healthRoute = defineRoute({
+  operationId: 'getHealth',
+  path: '/healthz',
+  auth: false,
+  summary: 'Health',
+  description: '200 when the service and the database are up; 503 with the same shape when the database did not answer. The database status is cached for two seconds.',
+  params: Type.Object({}),
+  responses: [
+    { status: 200, description: 'Service and database up.', schema: Health },
+    { status: 503, description: 'The database is not answering.', schema: Health },
+  ],
+  async handler({ services }) {
+    const db = await services.health.databaseUp();
+    return json({ ok: db, db }, db ? 200 : 503);
+  },
+});

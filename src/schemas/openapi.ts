@@ -1,0 +1,146 @@
+// Builds the OpenAPI 3.1 document from the route table: every operation, its
+// parameters with bounds and enums, its responses and their schemas, and the
+// errors each route can give. /docs renders from this same document.
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { RouteDef } from '../routes/route.js';
+import { ErrorBody } from './common.js';
+
+type Json = Record<string, unknown>;
+
+/** A plain JSON Schema: TypeBox's symbols dropped, named schemas turned into $refs. */
+function plain(schema: TSchema, components: Record<string, Json>, top = true): Json {
+  const id = schema.$id as string | undefined;
+  if (id && !top) {
+    if (!components[id]) components[id] = plain(schema, components, true);
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === '$id') continue;
+    if (key === 'properties' || key === 'patternProperties') {
+      const props: Json = {};
+      for (const [name, child] of Object.entries(value as Record<string, TSchema>)) props[name] = plain(child, components, false);
+      out[key] = props;
+    } else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out[key] = plain(value as TSchema, components, false);
+    } else if (key === 'anyOf' || key === 'allOf' || key === 'oneOf' || key === 'prefixItems' || (key === 'items' && Array.isArray(value))) {
+      out[key === 'items' ? 'prefixItems' : key] = (value as TSchema[]).map((child) => plain(child, components, false));
+    } else {
+      out[key] = value;
+    }
+  }
+  // TypeBox writes tuples as items+additionalItems (draft 7); 3.1 wants prefixItems.
+  if (out.prefixItems && 'additionalItems' in out) {
+    delete out.additionalItems;
+    out.items = false;
+  }
+  if (id && top) components[id] = out;
+  return out;
+}
+
+function parameters(schema: TObject, location: 'query' | 'path', components: Record<string, Json>): Json[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const prop = property as TSchema;
+    const parameter: Json = {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      description: prop.description,
+      schema: plain(prop, components, true),
+    };
+    if (prop['x-style'] === 'comma') Object.assign(parameter, { style: 'form', explode: false });
+    return parameter;
+  });
+}
+
+const errorResponse = (description: string, headers?: Json): Json => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  ...(headers ? { headers } : {}),
+});
+
+const header = (description: string, type: 'string' | 'integer' = 'string'): Json => ({ description, schema: { type } });
+
+function commonErrors(route: RouteDef): Record<string, Json> {
+  const errors: Record<string, Json> = {};
+  const hasParams = Object.keys(route.params.properties).length > 0 || route.pathParams !== undefined || route.auth;
+  if (hasParams) errors['400'] = errorResponse('A parameter is missing, malformed or out of range; the message names it.');
+  if (route.auth) {
+    errors['401'] = errorResponse('Bearer token missing or wrong; counts against the failed-authentication limit.', {
+      'WWW-Authenticate': header('Bearer'),
+    });
+    errors['403'] = errorResponse('user names someone other than the default user while multi-user reads are off.');
+    errors['429'] = errorResponse('Too many failed authentications from this address (burst 10, refill 10 per minute).', {
+      'Retry-After': header('Seconds until the next attempt is evaluated.', 'integer'),
+    });
+    errors['500'] = errorResponse('The query failed. Details are logged on the server and never returned.');
+    if (route.operationId !== 'exportDataset') errors['504'] = errorResponse('A query ran past its 30-second limit: query took too long; narrow the range.');
+  }
+  return errors;
+}
+
+export interface ServerUrl {
+  url: string;
+}
+
+export function buildOpenApi(routes: readonly RouteDef[], server: ServerUrl): Json {
+  const components: Record<string, Json> = {};
+  components.Error = plain(ErrorBody, components, true);
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const responses: Record<string, Json> = { ...commonErrors(route) };
+    for (const response of route.responses) {
+      const contentType = response.contentType ?? (route.path === '/openapi.json' ? 'application/openapi+json' : 'application/json');
+      const headers = response.headers ? Object.fromEntries(Object.entries(response.headers).map(([name, text]) => [name, header(text)])) : undefined;
+      if (response.status >= 400 && !response.schema) {
+        responses[String(response.status)] = errorResponse(response.description, headers);
+        continue;
+      }
+      responses[String(response.status)] = {
+        description: response.description,
+        ...(headers ? { headers } : {}),
+        content: { [contentType]: { schema: response.schema ? plain(response.schema, components, false) : { type: 'string' } } },
+      };
+    }
+    const params = [
+      ...(route.pathParams ? parameters(route.pathParams, 'path', components) : []),
+      ...parameters(route.params, 'query', components),
+    ];
+    if (route.auth) {
+      params.push({
+        name: 'user',
+        in: 'query',
+        required: false,
+        description: 'User to read (uuid). Without it the default user is served; naming anyone else needs SERVICE_MULTI_USER=true, otherwise 403.',
+        schema: { type: 'string', format: 'uuid' },
+      });
+    }
+    paths[route.path] = {
+      get: {
+        operationId: route.operationId,
+        summary: route.summary,
+        description: route.description,
+        security: route.auth ? [{ bearer: [] }] : [],
+        parameters: params,
+        responses,
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'healthd',
+      version: '1.0.0',
+      description:
+        'Read-only HTTP/JSON API over the health data a phone synced into a self-hosted server. Timestamps are epoch milliseconds (UTC); ranges are half-open [start, end); calendar days follow the configured time zone; units are canonical per type. Every error from a JSON route is {"error": "<message>"}.',
+    },
+    servers: [server],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The static SERVICE_API_TOKEN.' } },
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// The piscina pool for CPU-heavy work (series downsampling, summary
+// aggregation). Task functions are the named exports of workers/tasks.ts.
+import { Piscina } from 'piscina';
+import { describeError, log } from './log.js';
+
+export function createWorkerPool(threads: number): Piscina {
+  const pool = new Piscina({
+    filename: new URL('../workers/tasks.js', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Infinity,
+  });
+  // A worker that dies is replaced by piscina; its task's promise rejects (→ 500).
+  pool.on('error', (error) => log.error('worker pool error', describeError(error)));
+  return pool;
+}

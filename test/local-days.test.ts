@@ -1,0 +1,139 @@
+// Local-day arithmetic across DST changes, half-hour offsets and month ends.
+// Expected instants are written as Date.UTC of the local wall time minus its
+// offset, worked out by hand from the zone's rules.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  dayAfter,
+  dayStartMs,
+  daysSpanMs,
+  isValidZone,
+  lastNDays,
+  localDayOf,
+  localDaysTouched,
+} from '../src/core/local-days.js';
+
+const NY = 'America/New_York';
+const KOLKATA = 'Asia/Kolkata';
+const HOUR = 3600_000;
+
+test('New York spring-forward day (2026-03-08) lasts 23 hours', () => {
+  // 00:00 EST (-05:00) = 05:00Z; the next day starts at 00:00 EDT (-04:00) = 04:00Z.
+  assert.equal(dayStartMs('2026-03-08', NY), Date.UTC(2026, 2, 8, 5));
+  assert.equal(dayStartMs('2026-03-09', NY), Date.UTC(2026, 2, 9, 4));
+  const span = daysSpanMs('2026-03-08', '2026-03-08', NY);
+  assert.deepEqual(span, { startMs: Date.UTC(2026, 2, 8, 5), endMs: Date.UTC(2026, 2, 9, 4) });
+  assert.equal(span.endMs - span.startMs, 23 * HOUR);
+});
+
+test('New York fall-back day (2026-11-01) lasts 25 hours', () => {
+  // 00:00 EDT (-04:00) = 04:00Z; the next day starts at 00:00 EST (-05:00) = 05:00Z.
+  const span = daysSpanMs('2026-11-01', '2026-11-01', NY);
+  assert.deepEqual(span, { startMs: Date.UTC(2026, 10, 1, 4), endMs: Date.UTC(2026, 10, 2, 5) });
+  assert.equal(span.endMs - span.startMs, 25 * HOUR);
+  // 01:30 happens twice (EDT 05:30Z, EST 06:30Z); both are on the 1st.
+  assert.equal(localDayOf(Date.UTC(2026, 10, 1, 5, 30), NY), '2026-11-01');
+  assert.equal(localDayOf(Date.UTC(2026, 10, 1, 6, 30), NY), '2026-11-01');
+});
+
+test('a month of New York days spanning spring-forward is 31 × 24 − 1 hours', () => {
+  const span = daysSpanMs('2026-03-01', '2026-03-31', NY);
+  assert.deepEqual(span, { startMs: Date.UTC(2026, 2, 1, 5), endMs: Date.UTC(2026, 3, 1, 4) });
+  assert.equal(span.endMs - span.startMs, (31 * 24 - 1) * HOUR);
+});
+
+test('localDayOf around New York midnight', () => {
+  // 2026-03-08 04:59:59.999Z is 23:59:59.999 EST on the 7th.
+  assert.equal(localDayOf(Date.UTC(2026, 2, 8, 4, 59, 59, 999), NY), '2026-03-07');
+  assert.equal(localDayOf(Date.UTC(2026, 2, 8, 5), NY), '2026-03-08');
+});
+
+test('a range grazing one minute of a day touches that whole day', () => {
+  // 03:59Z–04:01Z on 2026-03-09 is 23:59–00:01 EDT across the 8th/9th.
+  assert.deepEqual(localDaysTouched(Date.UTC(2026, 2, 9, 3, 59), Date.UTC(2026, 2, 9, 4, 1), NY), [
+    '2026-03-08',
+    '2026-03-09',
+  ]);
+});
+
+test('a range ending exactly at local midnight does not touch the next day', () => {
+  assert.deepEqual(localDaysTouched(Date.UTC(2026, 2, 9, 3, 59), Date.UTC(2026, 2, 9, 4), NY), ['2026-03-08']);
+  // The whole 25-hour fall-back day, end exclusive.
+  assert.deepEqual(localDaysTouched(Date.UTC(2026, 10, 1, 4), Date.UTC(2026, 10, 2, 5), NY), ['2026-11-01']);
+  // One more millisecond reaches the 2nd.
+  assert.deepEqual(localDaysTouched(Date.UTC(2026, 10, 1, 4), Date.UTC(2026, 10, 2, 5) + 1, NY), [
+    '2026-11-01',
+    '2026-11-02',
+  ]);
+});
+
+test('Asia/Kolkata (+05:30) days begin at 18:30Z the evening before', () => {
+  assert.equal(dayStartMs('2026-01-15', KOLKATA), Date.UTC(2026, 0, 14, 18, 30));
+  assert.equal(localDayOf(Date.UTC(2026, 0, 14, 18, 29, 59, 999), KOLKATA), '2026-01-14');
+  assert.equal(localDayOf(Date.UTC(2026, 0, 14, 18, 30), KOLKATA), '2026-01-15');
+  const span = daysSpanMs('2026-01-15', '2026-01-16', KOLKATA);
+  assert.deepEqual(span, { startMs: Date.UTC(2026, 0, 14, 18, 30), endMs: Date.UTC(2026, 0, 16, 18, 30) });
+  // 23:30 IST on the 14th to 00:00 IST on the 16th.
+  assert.deepEqual(localDaysTouched(Date.UTC(2026, 0, 14, 18), Date.UTC(2026, 0, 15, 18, 30), KOLKATA), [
+    '2026-01-14',
+    '2026-01-15',
+  ]);
+});
+
+test('UTC days and calendar arithmetic', () => {
+  assert.equal(localDayOf(0, 'UTC'), '1970-01-01');
+  assert.equal(dayStartMs('1970-01-02', 'UTC'), 86_400_000);
+  assert.deepEqual(localDaysTouched(Date.UTC(2026, 1, 27, 12), Date.UTC(2026, 2, 1, 0, 0, 0, 1), 'UTC'), [
+    '2026-02-27',
+    '2026-02-28',
+    '2026-03-01',
+  ]);
+  assert.equal(dayAfter('2026-02-28'), '2026-03-01');
+  assert.equal(dayAfter('2024-02-28'), '2024-02-29');
+  assert.equal(dayAfter('2026-12-31'), '2027-01-01');
+});
+
+test('a skipped local midnight starts the day at the first existing instant', () => {
+  // São Paulo jumped from 00:00 -03:00 to 01:00 -02:00 on 2018-11-04, i.e. at 03:00Z.
+  const span = daysSpanMs('2018-11-04', '2018-11-04', 'America/Sao_Paulo');
+  assert.deepEqual(span, { startMs: Date.UTC(2018, 10, 4, 3), endMs: Date.UTC(2018, 10, 5, 2) });
+  assert.equal(localDayOf(span.startMs - 1, 'America/Sao_Paulo'), '2018-11-03');
+});
+
+test('lastNDays ends with today in the zone and crosses month ends', () => {
+  assert.deepEqual(lastNDays(3, 'UTC', Date.UTC(2026, 2, 1, 10)), ['2026-02-27', '2026-02-28', '2026-03-01']);
+  // 03:00Z on 1 March is 22:00 EST on 28 February in New York.
+  assert.deepEqual(lastNDays(7, NY, Date.UTC(2026, 2, 1, 3)), [
+    '2026-02-22',
+    '2026-02-23',
+    '2026-02-24',
+    '2026-02-25',
+    '2026-02-26',
+    '2026-02-27',
+    '2026-02-28',
+  ]);
+  // 19:00Z on 28 February is 00:30 IST on 1 March.
+  assert.deepEqual(lastNDays(2, KOLKATA, Date.UTC(2026, 1, 28, 19)), ['2026-02-28', '2026-03-01']);
+  assert.deepEqual(lastNDays(1, 'UTC', Date.UTC(2025, 11, 31, 23, 59)), ['2025-12-31']);
+  assert.throws(() => lastNDays(0, 'UTC', 0), RangeError);
+});
+
+test('the top of the timestamp range can reach year 10000 east of UTC', () => {
+  // 253402300799999 is 9999-12-31T23:59:59.999Z, 05:29:59.999 next morning in Kolkata.
+  assert.equal(localDayOf(253402300799999, KOLKATA), '10000-01-01');
+  assert.equal(dayAfter('9999-12-31'), '10000-01-01');
+  assert.equal(dayStartMs('10000-01-01', 'UTC'), 253402300800000);
+});
+
+test('zone names and malformed input', () => {
+  assert.equal(isValidZone('UTC'), true);
+  assert.equal(isValidZone('America/New_York'), true);
+  assert.equal(isValidZone('Asia/Kolkata'), true);
+  assert.equal(isValidZone('Foo/Bar'), false);
+  assert.equal(isValidZone(''), false);
+  assert.equal(isValidZone('+05:30'), false);
+  assert.throws(() => localDayOf(0, 'Foo/Bar'), RangeError);
+  assert.throws(() => dayStartMs('2026-02-30', 'UTC'), RangeError);
+  assert.throws(() => dayAfter('2026-3-1'), RangeError);
+  assert.throws(() => localDaysTouched(10, 10, 'UTC'), RangeError);
+});

@@ -1,0 +1,101 @@
+// Throwaway databases for tests. `npm test` (test/run.ts) starts one embedded
+// cluster and migrates a template database; each test file clones the template
+// into a fresh database of its own. Run alone, a file starts its own cluster.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { applyMigrations } from '../../src/db/migrate.js';
+
+export const TEMPLATE_DB = 'healthd_template';
+const ADMIN_ENV = 'HEALTHD_TEST_PG_ADMIN';
+
+let ownCluster: { db: EmbeddedDatabase; dir: string } | null = null;
+
+export function tmpRoot(): string {
+  const root = join(process.cwd(), '.tmp');
+  mkdirSync(root, { recursive: true });
+  return root;
+}
+
+export function withDatabase(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = '/' + database;
+  return url.toString();
+}
+
+export async function prepareTemplate(adminUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`);
+    await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+  } finally {
+    await admin.end();
+  }
+  await applyMigrations(withDatabase(adminUrl, TEMPLATE_DB));
+}
+
+async function clusterAdminUrl(): Promise<string> {
+  const fromRunner = process.env[ADMIN_ENV];
+  if (fromRunner) return fromRunner;
+  if (!ownCluster) {
+    const dir = mkdtempSync(join(tmpRoot(), 'pg-'));
+    const db = await startEmbeddedDatabase({ dir, unsafeFast: true });
+    await prepareTemplate(db.adminUrl);
+    ownCluster = { db, dir };
+    process.env[ADMIN_ENV] = db.adminUrl;
+  }
+  return ownCluster.db.adminUrl;
+}
+
+export interface TestDatabase {
+  /** Superuser URL of this test's own database (for fixtures). */
+  url: string;
+  name: string;
+  adminUrl: string;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
+  drop(): Promise<void>;
+}
+
+/** A fresh database with the schema applied. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = await clusterAdminUrl();
+  const name = 't_' + randomBytes(6).toString('hex');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl, name);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  return {
+    url,
+    name,
+    adminUrl,
+    async query(sql, params) {
+      return (await pool.query(sql, params)).rows;
+    },
+    async drop() {
+      await pool.end();
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Stops the cluster a file started for itself (no-op under test/run.ts). */
+export async function stopOwnCluster(): Promise<void> {
+  if (!ownCluster) return;
+  await ownCluster.db.stop();
+  rmSync(ownCluster.dir, { recursive: true, force: true });
+  ownCluster = null;
+}
