@@ -1,7 +1,7 @@
 // Cross-parameter rules shared by routes: ranges (end after start, caps in
 // 24-hour days, at most 366 local days for day-grained answers) and type
 // identifiers checked against the registry. Messages name the parameter.
-import { localDaysTouched } from '../core/local-days.js';
+import { localDayOf } from '../core/local-days.js';
 import { isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
 import { errors } from '../errors.js';
 
@@ -11,26 +11,26 @@ export const MAX_LOCAL_DAYS = 366;
 export interface RangeRule {
   /** Cap on end - start, in 24-hour days. */
   capDays?: number;
-  /** The answer is per local day: refuse more than 366 touched days. */
+  /** With a cap: the answer is per local day, so also refuse more than 366 touched local days. */
   dayGrained?: boolean;
   timeZone?: string;
 }
 
-/** Checks [start, end); returns the local days it touches when dayGrained. */
-export function checkRange(start: number, end: number, rule: RangeRule = {}): string[] {
+/** Local days from the day of `start` to the day of the last instant before `end`, inclusive. */
+export function localDayCount(start: number, end: number, timeZone: string): number {
+  const first = localDayOf(start, timeZone);
+  const last = localDayOf(end - 1, timeZone);
+  return Math.round((Date.parse(last + 'T00:00:00Z') - Date.parse(first + 'T00:00:00Z')) / DAY_MS) + 1;
+}
+
+/** Checks a half-open range [start, end) against a route's rules. */
+export function checkRange(start: number, end: number, rule: RangeRule = {}): void {
   if (end <= start) throw errors.badRequest('end must be after start');
-  if (rule.capDays !== undefined && end - start > rule.capDays * DAY_MS) {
-    throw errors.badRequest(`range must not exceed ${rule.capDays} days`);
+  if (rule.capDays === undefined) return;
+  if (end - start > rule.capDays * DAY_MS) throw errors.badRequest(`range must not exceed ${rule.capDays} days`);
+  if (rule.dayGrained && localDayCount(start, end, rule.timeZone ?? 'UTC') > MAX_LOCAL_DAYS) {
+    throw errors.badRequest(`range must not touch more than ${MAX_LOCAL_DAYS} local days`);
   }
-  if (!rule.dayGrained) return [];
-  if (rule.capDays !== undefined || end - start <= (MAX_LOCAL_DAYS + 2) * DAY_MS) {
-    const days = localDaysTouched(start, end, rule.timeZone ?? 'UTC');
-    if (rule.capDays !== undefined && days.length > MAX_LOCAL_DAYS) {
-      throw errors.badRequest(`range must not touch more than ${MAX_LOCAL_DAYS} local days`);
-    }
-    return days;
-  }
-  return localDaysTouched(start, end, rule.timeZone ?? 'UTC');
 }
 
 export function requireQuantityTypes(types: readonly string[], parameter = 'types'): void {
