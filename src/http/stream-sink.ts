@@ -3,6 +3,11 @@
 // or `onWritable` fired); a client that takes nothing for `idleLimitMs` is
 // dropped. `abort` closes the connection without a clean end, so a cut-off
 // download always shows as failed. Nothing touches `res` after it is gone.
+//
+// uWS itself closes a backpressured response after about 10 s without
+// progress; our limit is a minute, so while waiting we re-arm its timer every
+// few seconds with pause()+resume() (resume resets the socket timeout and
+// keeps polling for writability).
 import type { HttpResponse } from './uws.js';
 
 export interface StreamSink {
@@ -19,6 +24,8 @@ export interface StreamSink {
   readonly bytesWritten: number;
 }
 
+const UWS_TIMER_REARM_MS = 4_000;
+
 export class StreamClosedError extends Error {
   constructor(reason: string) {
     super(`stream closed: ${reason}`);
@@ -33,7 +40,7 @@ export interface ResponseState {
 
 export class UwsStreamSink implements StreamSink {
   private readonly controller = new AbortController();
-  private waiting: { resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout } | null = null;
+  private waiting: { resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout; keepAlive: NodeJS.Timeout } | null = null;
   bytesWritten = 0;
 
   constructor(
@@ -61,6 +68,7 @@ export class UwsStreamSink implements StreamSink {
     this.waiting = null;
     if (waiting) {
       clearTimeout(waiting.timer);
+      clearInterval(waiting.keepAlive);
       waiting.reject(error);
     }
   }
@@ -74,15 +82,19 @@ export class UwsStreamSink implements StreamSink {
     this.bytesWritten += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
     if (ok) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.abort();
-      }, this.idleLimitMs);
-      this.waiting = { resolve, reject, timer };
+      const timer = setTimeout(() => this.abort(), this.idleLimitMs);
+      const keepAlive = setInterval(() => {
+        if (this.closed) return;
+        this.res.pause();
+        this.res.resume();
+      }, UWS_TIMER_REARM_MS);
+      this.waiting = { resolve, reject, timer, keepAlive };
       this.res.onWritable(() => {
         const waiting = this.waiting;
         this.waiting = null;
         if (waiting) {
           clearTimeout(waiting.timer);
+          clearInterval(waiting.keepAlive);
           waiting.resolve();
         }
         return true;
