@@ -1,7 +1,7 @@
 // Cross-parameter rules shared by routes: ranges (end after start, caps in
 // 24-hour days, at most 366 local days for day-grained answers) and type
 // identifiers checked against the registry. Messages name the parameter.
-import { localDayOf } from '../core/local-days.js';
+import { localDaysTouched } from '../core/local-days.js';
 import { isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
 import { errors } from '../errors.js';
 
@@ -16,11 +16,9 @@ export interface RangeRule {
   timeZone?: string;
 }
 
-/** Local days from the day of `start` to the day of the last instant before `end`, inclusive. */
+/** Local days [start, end) touches; only called on capped ranges, so the list is short. */
 export function localDayCount(start: number, end: number, timeZone: string): number {
-  const first = localDayOf(start, timeZone);
-  const last = localDayOf(end - 1, timeZone);
-  return Math.round((Date.parse(last + 'T00:00:00Z') - Date.parse(first + 'T00:00:00Z')) / DAY_MS) + 1;
+  return localDaysTouched(start, end, timeZone).length;
 }
 
 /** Checks a half-open range [start, end) against a route's rules. */

@@ -45,7 +45,7 @@ function parameters(schema: TObject, location: 'query' | 'path', components: Rec
     const parameter: Json = {
       name,
       in: location,
-      required: location === 'path' || required.has(name),
+      required: location === 'path' || (required.has(name) && prop.default === undefined),
       description: prop.description,
       schema: plain(prop, components, true),
     };

@@ -86,8 +86,8 @@ export function compileParamParser<T extends TObject>(schema: T): ParamParser<T>
     for (const [name, property] of entries) {
       const values = query.get(name);
       if (values === undefined) {
-        if (required.has(name)) throw errors.badRequest(`${name} is required`);
         if (property.default !== undefined) result[name] = property.default;
+        else if (required.has(name)) throw errors.badRequest(`${name} is required`);
         continue;
       }
       if (values.length > 1) throw errors.badRequest(`${name} must be given once`);

@@ -1,0 +1,89 @@
+// Metric reads: the newest raw sample per quantity type, and the phone's daily
+// buckets paged as day rows across types. Both walk the types in request order
+// (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
+// so the work is bounded by the types asked for and the page, not the table.
+import type pg from 'pg';
+
+export interface LatestSampleRow {
+  identifier: string;
+  value: number | null;
+  timestamp: number;
+}
+
+/**
+ * Newest sample by start per type; a tie on start goes to the greatest uuid.
+ * One backward probe of samples (user_id, type_id, start_ms, uuid) per type.
+ * $1 user id, $2 identifiers (text[]).
+ */
+export const LATEST_METRICS_SQL = `
+  SELECT requested.identifier, newest.value, newest.start_ms AS timestamp
+  FROM unnest($2::text[]) WITH ORDINALITY AS requested (identifier, position)
+  CROSS JOIN LATERAL (
+    SELECT s.start_ms, s.value
+    FROM samples s
+    WHERE s.user_id = $1
+      AND s.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
+    ORDER BY s.start_ms DESC, s.uuid DESC
+    LIMIT 1
+  ) newest
+  ORDER BY requested.position`;
+
+export async function latestSamples(pool: pg.Pool, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
+  const { rows } = await pool.query<LatestSampleRow>(LATEST_METRICS_SQL, [userId, identifiers]);
+  return rows;
+}
+
+export interface DailyRequestType {
+  identifier: string;
+  /** Cumulative types report the day's sum, discrete ones its mean. */
+  cumulative: boolean;
+}
+
+export interface DailyValueRow {
+  identifier: string;
+  date: string;
+  value: number;
+}
+
+/**
+ * Day rows with a value, types in request order and each ascending by day,
+ * then one page of them. The ordinality pathkey keeps the nested loop in
+ * request order, so the sort only orders days within a type and LIMIT stops
+ * the walk after offset + limit rows.
+ * $1 user id, $2 identifiers, $3 cumulative flags, $4 first day, $5 last day,
+ * $6 limit, $7 offset.
+ */
+export const DAILY_METRICS_SQL = `
+  SELECT requested.identifier, bucket.day::text AS date, bucket.value
+  FROM unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)
+  CROSS JOIN LATERAL (
+    SELECT a.day, CASE WHEN requested.cumulative THEN a.sum ELSE a.avg END AS value
+    FROM daily_aggregates a
+    WHERE a.user_id = $1
+      AND a.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
+      AND a.day >= $4::date AND a.day <= $5::date
+  ) bucket
+  WHERE bucket.value IS NOT NULL
+  ORDER BY requested.position, bucket.day
+  LIMIT $6 OFFSET $7`;
+
+export async function dailyValues(
+  pool: pg.Pool,
+  userId: string,
+  types: readonly DailyRequestType[],
+  firstDay: string,
+  lastDay: string,
+  limit: number,
+  offset: number,
+): Promise<DailyValueRow[]> {
+  const { rows } = await pool.query<DailyValueRow>(DAILY_METRICS_SQL, [
+    userId,
+    types.map((t) => t.identifier),
+    types.map((t) => t.cumulative),
+    firstDay,
+    lastDay,
+    limit,
+    offset,
+  ]);
+  return rows;
+}

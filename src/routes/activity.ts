@@ -1,0 +1,29 @@
+// GET /v1/activity/summary — activity rings for every local day the range
+// touches, as the phone recorded them.
+import { Type } from '@sinclair/typebox';
+import { localDayOf } from '../core/local-days.js';
+import { activityDays } from '../db/queries/activity.js';
+import { End, Start } from '../schemas/common.js';
+import { ActivitySummaryResponse } from '../schemas/resources.js';
+import { defineRoute, json } from './route.js';
+import { checkRange } from './rules.js';
+
+export const activitySummaryRoute = defineRoute({
+  operationId: 'getActivitySummary',
+  path: '/v1/activity/summary',
+  auth: true,
+  summary: 'Activity rings per day',
+  description:
+    'Move, exercise and stand rings with their goals for every local day (SERVICE_TIME_ZONE) that [start, end) touches and that has a ' +
+    'recorded summary, ascending by date; a range grazing one minute of a day returns that whole day; the range has no cap. ' +
+    'A ring the device does not track is null. moveMode is 1 (active energy) or 2 (move time); moveTimeMin and moveTimeGoalMin ' +
+    'apply to move-time mode only.',
+  params: Type.Object({ start: Start(), end: End() }),
+  responses: [{ status: 200, description: 'The activity days.', schema: ActivitySummaryResponse }],
+  async handler({ query, services, userId }) {
+    checkRange(query.start, query.end);
+    const zone = services.config.timeZone;
+    const days = await activityDays(services.pool, userId, localDayOf(query.start, zone), localDayOf(query.end - 1, zone));
+    return json({ days });
+  },
+});

@@ -1,0 +1,34 @@
+// GET /v1/metrics/latest — the newest raw sample of each requested quantity
+// type, in request order; types without data are left out.
+import { Type } from '@sinclair/typebox';
+import { unitOf } from '../core/registry.js';
+import { latestSamples } from '../db/queries/metrics.js';
+import { TypeList } from '../schemas/common.js';
+import { LatestMetricsResponse, type LatestMetricT } from '../schemas/resources.js';
+import { defineRoute, json } from './route.js';
+import { requireQuantityTypes } from './rules.js';
+
+export const latestMetricsRoute = defineRoute({
+  operationId: 'getLatestMetrics',
+  path: '/v1/metrics/latest',
+  auth: true,
+  summary: 'Newest sample per quantity type',
+  description:
+    'The newest raw sample (by start; on a tie the greatest uuid) of each requested quantity type, in request order. ' +
+    'Types without data are left out, so the list can be shorter than the request. `timestamp` is the start of the sample; ' +
+    '`unit` is the type\'s canonical unit. Raw samples are not deduplicated across devices. ' +
+    'An unknown identifier or one that is not a quantity type is a 400 naming it.',
+  params: Type.Object({ types: TypeList('Quantity type identifiers, e.g. HKQuantityTypeIdentifierHeartRate.') }),
+  responses: [{ status: 200, description: 'The newest sample per type.', schema: LatestMetricsResponse }],
+  async handler({ query, services, userId }) {
+    requireQuantityTypes(query.types);
+    const rows = await latestSamples(services.pool, userId, query.types);
+    const metrics: LatestMetricT[] = rows.map((row) => ({
+      identifier: row.identifier,
+      unit: unitOf(row.identifier),
+      value: row.value,
+      timestamp: row.timestamp,
+    }));
+    return json({ metrics });
+  },
+});

@@ -1,0 +1,240 @@
+// Issue 3: /v1/samples on a real server and database — raw rows as synced
+// (watch and phone both), order and stable paging, labels and units per kind,
+// the 31-day cap, refusals and user isolation — and the plans of the samples
+// and latest-metric queries on ~50k analysed rows: index scans, never a
+// sequential scan of samples.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { LATEST_METRICS_SQL } from '../src/db/queries/metrics.js';
+import { SAMPLE_TYPE_ID_SQL, SAMPLES_PAGE_SQL } from '../src/db/queries/samples.js';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
+
+const OTHER_USER = '00000000-0000-4000-8000-000000000002';
+const HEART = 'HKQuantityTypeIdentifierHeartRate';
+const STEPS = 'HKQuantityTypeIdentifierStepCount';
+const SLEEP = 'HKCategoryTypeIdentifierSleepAnalysis';
+const BEATS = 'HKDataTypeIdentifierHeartbeatSeries';
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 4, 1); // 2026-05-01 00:00Z
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+let db: TestDatabase;
+let server: TestServer;
+
+async function seed(database: TestDatabase): Promise<void> {
+  await database.query(`INSERT INTO settings VALUES ('time_zone', 'UTC')`);
+  await database.query(`INSERT INTO users VALUES ($1, 1), ($2, 2)`, [DEFAULT_USER, OTHER_USER]);
+  await database.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (2, $2), (3, $3), (4, $4)`, [HEART, STEPS, SLEEP, BEATS]);
+  await database.query(`INSERT INTO sources (source_id, name, device) VALUES (1, 'Watch', 'Watch7,1'), (2, 'Phone', 'iPhone16,1')`);
+  await database.query(
+    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES
+     -- heart rate: watch (uuid 2) and phone (uuid 1) overlap at T0; both are served, uuid 1 first.
+     ($1, '${uuid(2)}', 1, $3::bigint, $3::bigint + 60000, 60, 1),
+     ($1, '${uuid(1)}', 1, $3::bigint, $3::bigint + 60000, 61, 2),
+     ($1, '${uuid(3)}', 1, $3::bigint + 1000, $3::bigint + 2000, 62.5, NULL),
+     -- one millisecond before T0, and at T0 + 1 day (outside [T0, T0 + 1 day)).
+     ($1, '${uuid(4)}', 1, $3::bigint - 1, $3::bigint, 59, 1),
+     ($1, '${uuid(5)}', 1, $3::bigint + ${DAY}, $3::bigint + ${DAY}, 70, 1),
+     -- sleep: asleepCore (3) and awake (2).
+     ($1, '${uuid(6)}', 3, $3::bigint + 3600000, $3::bigint + 7200000, 3, 1),
+     ($1, '${uuid(7)}', 3, $3::bigint + 7200000, $3::bigint + 7500000, 2, 1),
+     -- a heartbeat series: no value, detail in metadata.
+     ($1, '${uuid(8)}', 4, $3::bigint + 500, $3::bigint + 60500, NULL, 1),
+     -- the other user's heart rate inside the range.
+     ($2, '${uuid(9)}', 1, $3::bigint + 500, $3::bigint + 600, 150, 1)`,
+    [DEFAULT_USER, OTHER_USER, T0],
+  );
+}
+
+before(async () => {
+  db = await createTestDatabase();
+  await seed(db);
+  server = await startServer({ databaseUrl: db.url, env: { SERVICE_MULTI_USER: 'true' } });
+});
+
+after(async () => {
+  await server?.stop();
+  await db?.drop();
+  await stopOwnCluster();
+});
+
+const samples = (query: string) => server.getJson(`/v1/samples?${query}`);
+
+async function expect400(query: string, message?: RegExp): Promise<void> {
+  const { status, body } = await samples(query);
+  assert.equal(status, 400, `${query} → ${JSON.stringify(body)}`);
+  if (message) assert.match(body.error, message);
+}
+
+describe('/v1/samples', () => {
+  const day = `start=${T0}&end=${T0 + DAY}`;
+
+  test('raw rows in [start, end), by start then uuid, overlapping sources both served', async () => {
+    const { status, body, headers } = await samples(`type=${HEART}&${day}`);
+    assert.equal(status, 200);
+    assert.equal(headers.get('cache-control'), 'no-store');
+    assert.deepEqual(body, {
+      type: HEART,
+      kind: 'quantity',
+      unit: 'count/min',
+      samples: [
+        { uuid: uuid(1), start: T0, end: T0 + 60000, value: 61, label: null, source: 'Phone' },
+        { uuid: uuid(2), start: T0, end: T0 + 60000, value: 60, label: null, source: 'Watch' },
+        { uuid: uuid(3), start: T0 + 1000, end: T0 + 2000, value: 62.5, label: null, source: null },
+      ],
+      nextOffset: 3, // 0 + 3
+    });
+  });
+
+  test('paging is stable: limit 2, then the rest', async () => {
+    const first = await samples(`type=${HEART}&${day}&limit=2`);
+    assert.deepEqual(first.body.samples.map((s: { uuid: string }) => s.uuid), [uuid(1), uuid(2)]);
+    assert.equal(first.body.nextOffset, 2); // 0 + 2
+    const second = await samples(`type=${HEART}&${day}&limit=2&offset=${first.body.nextOffset}`);
+    assert.deepEqual(second.body.samples.map((s: { uuid: string }) => s.uuid), [uuid(3)]);
+    assert.equal(second.body.nextOffset, 3); // 2 + 1, fewer than 2: last page
+    // Pages of one cut the tie at T0 by uuid: 1, then 2, then 3.
+    for (const [offset, expected] of [[0, uuid(1)], [1, uuid(2)], [2, uuid(3)]] as const) {
+      const single = await samples(`type=${HEART}&${day}&limit=1&offset=${offset}`);
+      assert.deepEqual(single.body.samples.map((s: { uuid: string }) => s.uuid), [expected]);
+      assert.equal(single.body.nextOffset, offset + 1);
+    }
+    const past = await samples(`type=${HEART}&${day}&offset=7`);
+    assert.deepEqual(past.body.samples, []);
+    assert.equal(past.body.nextOffset, 7);
+  });
+
+  test('a limit above 5000 is clamped, not refused', async () => {
+    const { status, body } = await samples(`type=${HEART}&${day}&limit=99999`);
+    assert.equal(status, 200);
+    assert.equal(body.samples.length, 3);
+  });
+
+  test('category: value is the enum, label names it, unit is null', async () => {
+    const { body } = await samples(`type=${SLEEP}&${day}`);
+    assert.deepEqual(body, {
+      type: SLEEP,
+      kind: 'category',
+      unit: null,
+      samples: [
+        { uuid: uuid(6), start: T0 + 3600000, end: T0 + 7200000, value: 3, label: 'asleepCore', source: 'Watch' },
+        { uuid: uuid(7), start: T0 + 7200000, end: T0 + 7500000, value: 2, label: 'awake', source: 'Watch' },
+      ],
+      nextOffset: 2,
+    });
+  });
+
+  test('heartbeat series: kind from the registry, null unit and value', async () => {
+    const { status, body } = await samples(`type=${BEATS}&${day}`);
+    assert.equal(status, 200);
+    assert.deepEqual(body, {
+      type: BEATS,
+      kind: 'heartbeatSeries',
+      unit: null,
+      samples: [{ uuid: uuid(8), start: T0 + 500, end: T0 + 60500, value: null, label: null, source: 'Watch' }],
+      nextOffset: 1,
+    });
+  });
+
+  test('a known type without rows is an empty array', async () => {
+    const { status, body } = await samples(`type=${STEPS}&${day}`);
+    assert.equal(status, 200);
+    assert.deepEqual(body, { type: STEPS, kind: 'quantity', unit: 'count', samples: [], nextOffset: 0 });
+  });
+
+  test('another user\'s rows never appear; user= reads them with multi-user on', async () => {
+    const mine = await samples(`type=${HEART}&${day}`);
+    assert.ok(!mine.body.samples.some((s: { uuid: string }) => s.uuid === uuid(9)));
+    const theirs = await samples(`type=${HEART}&${day}&user=${OTHER_USER}`);
+    assert.deepEqual(theirs.body.samples, [{ uuid: uuid(9), start: T0 + 500, end: T0 + 600, value: 150, label: null, source: 'Watch' }]);
+  });
+
+  test('exactly 31 days is accepted; one millisecond more is a 400', async () => {
+    // [T0 − 1 ms, T0 − 1 ms + 31 days) holds uuid 4 (T0 − 1), 1, 2, 3 and 5 (T0 + 1 day).
+    const { status, body } = await samples(`type=${HEART}&start=${T0 - 1}&end=${T0 - 1 + 31 * DAY}`);
+    assert.equal(status, 200);
+    assert.deepEqual(body.samples.map((s: { uuid: string }) => s.uuid), [uuid(4), uuid(1), uuid(2), uuid(3), uuid(5)]);
+    await expect400(`type=${HEART}&start=${T0}&end=${T0 + 31 * DAY + 1}`, /^range must not exceed 31 days$/);
+  });
+
+  test('refusals: types of their own routes, unknown, missing or repeated type, range, limit, offset', async () => {
+    for (const own of ['HKWorkoutTypeIdentifier', 'HKActivitySummaryTypeIdentifier', 'HKDataTypeIdentifierStateOfMind']) {
+      await expect400(`type=${own}&${day}`, new RegExp(own));
+    }
+    await expect400(`type=HKQuantityTypeIdentifierFoo&${day}`, /^unknown type: HKQuantityTypeIdentifierFoo$/);
+    await expect400(`type=${HEART},${STEPS}&${day}`, /unknown type/);
+    await expect400(day, /type/);
+    await expect400(`type=${HEART}&type=${STEPS}&${day}`, /type/);
+    await expect400(`type=${HEART}&start=${T0}&end=${T0}`, /^end must be after start$/);
+    await expect400(`type=${HEART}&start=${T0}&end=${T0 - 1}`, /^end must be after start$/);
+    await expect400(`type=${HEART}&end=${T0}`, /start/);
+    for (const bad of ['0', '-1', '1.5', '1e3', 'abc']) await expect400(`type=${HEART}&${day}&limit=${bad}`, /limit/);
+    for (const bad of ['-1', '1.5', '1e3', 'abc']) await expect400(`type=${HEART}&${day}&offset=${bad}`, /offset/);
+  });
+});
+
+describe('query plans on ~50k analysed rows', () => {
+  let plans: TestDatabase;
+  let client: pg.Client;
+
+  before(async () => {
+    plans = await createTestDatabase();
+    await seed(plans);
+    // 50 000 more rows: 40 000 heart-rate samples of the default user one minute
+    // apart, 5 000 of its step samples, 5 000 heart-rate samples of the other user.
+    await plans.query(
+      `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
+       SELECT CASE WHEN i <= 45000 THEN $1::uuid ELSE $2::uuid END, gen_random_uuid(),
+              CASE WHEN i <= 40000 OR i > 45000 THEN 1 ELSE 2 END,
+              $3::bigint + i * 60000, $3::bigint + i * 60000 + 30000, 60 + i % 40, 1 + i % 2
+       FROM generate_series(1::bigint, 50000::bigint) AS i`,
+      [DEFAULT_USER, OTHER_USER, T0],
+    );
+    await plans.query('ANALYZE');
+    client = new pg.Client({ connectionString: plans.url });
+    await client.connect();
+  });
+
+  after(async () => {
+    await client?.end();
+    await plans?.drop();
+  });
+
+  interface PlanNode {
+    'Node Type': string;
+    'Relation Name'?: string;
+    'Index Name'?: string;
+    Plans?: PlanNode[];
+  }
+
+  async function planNodes(sql: string, params: unknown[]): Promise<PlanNode[]> {
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+    const nodes: PlanNode[] = [];
+    const walk = (node: PlanNode) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(rows[0]['QUERY PLAN'][0].Plan);
+    return nodes;
+  }
+
+  function assertServedByIndex(nodes: PlanNode[]): void {
+    const onSamples = nodes.filter((n) => n['Relation Name'] === 'samples');
+    assert.ok(onSamples.length > 0, 'the plan reads samples');
+    for (const node of onSamples) assert.notEqual(node['Node Type'], 'Seq Scan', 'no sequential scan of samples');
+    assert.ok(nodes.some((n) => n['Index Name'] === 'samples_user_type_start'), 'samples_user_type_start serves the read');
+  }
+
+  test('a samples page over a whole month of 40 000 rows is an index range scan', async () => {
+    const { rows } = await client.query(SAMPLE_TYPE_ID_SQL, [HEART]);
+    assert.deepEqual(rows, [{ type_id: 1 }]);
+    assertServedByIndex(await planNodes(SAMPLES_PAGE_SQL, [DEFAULT_USER, 1, T0, T0 + 31 * DAY, 5000, 0]));
+    assertServedByIndex(await planNodes(SAMPLES_PAGE_SQL, [DEFAULT_USER, 1, T0, T0 + 31 * DAY, 1000, 30000]));
+  });
+
+  test('the latest metrics are one index probe per type', async () => {
+    assertServedByIndex(await planNodes(LATEST_METRICS_SQL, [DEFAULT_USER, [HEART, STEPS, SLEEP]]));
+  });
+});
