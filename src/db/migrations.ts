@@ -162,4 +162,10 @@ END
 $$;
 `,
   },
+  {
+    version: 3,
+    name: 'workouts by activity type',
+    // /v1/workouts?activityType= pages newest first within one activity type.
+    sql: `CREATE INDEX IF NOT EXISTS workouts_user_activity_start ON workouts (user_id, activity_type, start_ms DESC, uuid);`,
+  },
 ];

@@ -7,7 +7,16 @@ import { openApiRoute } from './openapi.js';
 import { profileRoute } from './profile.js';
 import type { RouteDef } from './route.js';
 import { usersRoute } from './users.js';
+import { activitySummaryRoute } from './activity.js';
+import { dailyMetricsRoute } from './metrics-daily.js';
+import { latestMetricsRoute } from './metrics-latest.js';
+import { samplesRoute } from './samples.js';
+import { stateOfMindRoute } from './state-of-mind.js';
+import { workoutsRoute } from './workouts.js';
+import { workoutDetailRoute } from './workout-detail.js';
+import { workoutSeriesRoute } from './workout-series.js';
+import { sleepRoute } from './sleep.js';
 
 export function allRoutes(): RouteDef[] {
-  return [indexRoute, docsRoute, openApiRoute, healthRoute, usersRoute, profileRoute, catalogRoute] as unknown as RouteDef[];
+  return [indexRoute, docsRoute, openApiRoute, healthRoute, usersRoute, profileRoute, catalogRoute, latestMetricsRoute, dailyMetricsRoute, activitySummaryRoute, workoutsRoute, workoutDetailRoute, workoutSeriesRoute, sleepRoute, samplesRoute, stateOfMindRoute] as unknown as RouteDef[];
 }

@@ -1,0 +1,68 @@
+// GET /v1/sleep/daily — one night per sleep session, dated by its local
+// wake-up day, deduplicated across devices (src/core/sleep-nights.ts).
+//
+// A night belongs to the answer when its session ends on a local day the range
+// touches. Its samples may begin well before that day, and a sample after the
+// last day may still extend a session past it, so the samples read reach:
+// - forward to 3 h (the session gap) past the last day: a later sample that
+//   joins a session moves its end, and its date, out of the range;
+// - back a lookback before the first day, doubled while the first night that
+//   ends in the range starts within LONGEST_SAMPLE_MS + the gap of the
+//   lookback's edge (a sample before the edge could still belong to it). Past
+//   that margin nothing earlier can join, given a sleep sample lasts at most
+//   LONGEST_SAMPLE_MS.
+//
+// Assembly stays inline, even for 366 days: bench/series-inline-vs-pool.ts
+// measured 2.1–3.4 ms inline for 366 nights (11,346 samples), while a worker
+// round trip took 8–16 ms, and cloning the samples to post them alone blocked
+// the event loop 1.8–4.5 ms — more than doing the work.
+import { Type } from '@sinclair/typebox';
+import { dayAfter, dayStartMs, localDayOf } from '../core/local-days.js';
+import { assembleSleepNights, SLEEP_SESSION_GAP_MS, type SleepNight, type SleepSample } from '../core/sleep-nights.js';
+import { sleepSamples } from '../db/queries/sleep.js';
+import { End, Start } from '../schemas/common.js';
+import { SleepNightsResponse } from '../schemas/resources.js';
+import { defineRoute, json } from './route.js';
+import { checkRange } from './rules.js';
+
+const HOUR_MS = 3_600_000;
+const RANGE_CAP_DAYS = 366;
+const INITIAL_LOOKBACK_MS = 48 * HOUR_MS;
+/** The longest a single sleep-analysis sample is taken to last. */
+export const LONGEST_SAMPLE_MS = 24 * HOUR_MS;
+
+export const sleepRoute = defineRoute({
+  operationId: 'getSleepNights',
+  path: '/v1/sleep/daily',
+  auth: true,
+  summary: 'Sleep nights',
+  description:
+    'One night per sleep session, ascending. Sessions are built from the sleep-analysis samples of all sources together and split where the gap between samples exceeds three hours. ' +
+    'A night is dated by the local day (SERVICE_TIME_ZONE) on which its session ended, and every local day that [start, end) touches is answered, so a range grazing one minute of a day returns that day\'s night; ' +
+    'a session that began before the range but ended in it comes back whole. start and end are the first and last sample instants of the session, any source. ' +
+    'Deduplicated across devices, never summed: inBedMinutes is the highest single-source in-bed total; asleepMinutes (core + deep + rem + unspecified) and stages come from the one source with the most sleep ' +
+    '(ties: more staged core/deep/rem time, then the lower source id); awake is reported in stages but is not asleep. sources counts the distinct sources with a sample in the session. ' +
+    `The range may span at most ${RANGE_CAP_DAYS} days (and touch at most ${RANGE_CAP_DAYS} local days).`,
+  params: Type.Object({ start: Start(), end: End() }),
+  responses: [{ status: 200, description: 'The nights, ascending.', schema: SleepNightsResponse }],
+  async handler({ services, userId, query }) {
+    const { timeZone } = services.config;
+    checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS, dayGrained: true, timeZone });
+    const windowStart = dayStartMs(localDayOf(query.start, timeZone), timeZone);
+    const windowEnd = dayStartMs(dayAfter(localDayOf(query.end - 1, timeZone)), timeZone);
+    const readUntil = windowEnd + SLEEP_SESSION_GAP_MS;
+
+    let from = windowStart - INITIAL_LOOKBACK_MS;
+    let samples: SleepSample[] = await sleepSamples(services.pool, userId, from, readUntil);
+    let nights: SleepNight[];
+    for (;;) {
+      nights = assembleSleepNights(samples, timeZone);
+      const first = nights.find((night) => night.end >= windowStart);
+      if (!first || first.start - from > LONGEST_SAMPLE_MS + SLEEP_SESSION_GAP_MS) break;
+      const earlierFrom = windowStart - 2 * (windowStart - from);
+      samples = (await sleepSamples(services.pool, userId, earlierFrom, from)).concat(samples);
+      from = earlierFrom;
+    }
+    return json({ nights: nights.filter((night) => night.end >= windowStart && night.end < windowEnd) });
+  },
+});
