@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { DailyAggregator, type DayBucket } from '../src/core/daily-aggregation.js';
 
 const MIN = 60_000;
-const HOUR = 60 * MIN;
 const at = (iso: string) => Date.parse(iso);
 
 function sums(buckets: DayBucket[]): Record<string, number | null> {

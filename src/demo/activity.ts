@@ -5,13 +5,10 @@
 // between; and the watch's workout chunks. The phone alone counts while the
 // watch charges in the morning.
 import { MINUTE, overlaps, randomFor, round, type DemoDay, type Interval } from './day.js';
+import { ACTIVE_ENERGY, DISTANCE_WALKING_RUNNING, STEPS } from './identifiers.js';
 import type { Random } from './random.js';
 import type { SampleOut, SourceKey } from './samples.js';
 import type { PlannedWorkout } from './workouts.js';
-
-const STEPS = 'HKQuantityTypeIdentifierStepCount';
-const ENERGY = 'HKQuantityTypeIdentifierActiveEnergyBurned';
-const DISTANCE = 'HKQuantityTypeIdentifierDistanceWalkingRunning';
 
 export interface Walk extends Interval {
   stepsPerMinute: number;
@@ -46,8 +43,8 @@ export function movementSamples(day: DemoDay, awake: Interval, walks: Walk[], wa
 
   const chunk = (source: SourceKey, startMs: number, endMs: number, steps: number, stride: number, kcalPerStep: number) => {
     out.push({ identifier: STEPS, startMs, endMs, value: steps, source });
-    out.push({ identifier: DISTANCE, startMs, endMs, value: round(steps * stride, 2), source });
-    out.push({ identifier: ENERGY, startMs, endMs, value: round(steps * kcalPerStep * weightFactor, 3), source });
+    out.push({ identifier: DISTANCE_WALKING_RUNNING, startMs, endMs, value: round(steps * stride, 2), source });
+    out.push({ identifier: ACTIVE_ENERGY, startMs, endMs, value: round(steps * kcalPerStep * weightFactor, 3), source });
   };
 
   for (const walk of walks) {
@@ -71,7 +68,7 @@ export function movementSamples(day: DemoDay, awake: Interval, walks: Walk[], wa
 
   for (const workout of workouts) {
     for (const c of workout.chunks) {
-      out.push({ identifier: ENERGY, startMs: c.startMs, endMs: c.endMs, value: c.energyKcal, source: workout.source });
+      out.push({ identifier: ACTIVE_ENERGY, startMs: c.startMs, endMs: c.endMs, value: c.energyKcal, source: workout.source });
       if (c.steps > 0) out.push({ identifier: STEPS, startMs: c.startMs, endMs: c.endMs, value: c.steps, source: workout.source });
       if (c.distanceType) out.push({ identifier: c.distanceType, startMs: c.startMs, endMs: c.endMs, value: c.distanceM, source: workout.source });
     }
@@ -83,7 +80,7 @@ export function movementSamples(day: DemoDay, awake: Interval, walks: Walk[], wa
   for (const span of [...busy, { startMs: awake.endMs, endMs: awake.endMs }]) {
     for (const [startMs, endMs] of pieces(quietFrom, Math.min(span.startMs, awake.endMs), 20 * MINUTE, random)) {
       if (endMs - startMs < 2 * MINUTE) continue;
-      out.push({ identifier: ENERGY, startMs, endMs, value: round(((endMs - startMs) / MINUTE) * random.between(0.1, 0.35) * weightFactor, 3), source: 'watch' });
+      out.push({ identifier: ACTIVE_ENERGY, startMs, endMs, value: round(((endMs - startMs) / MINUTE) * random.between(0.1, 0.35) * weightFactor, 3), source: 'watch' });
     }
     quietFrom = Math.max(quietFrom, span.endMs);
   }

@@ -1,15 +1,18 @@
 // Streams rows into one table with COPY FROM STDIN (text format) on a
-// connection of its own. Callers add rows and flush once per batch (a user-day);
-// a flush waits while several MB are still queued, so memory stays flat however
-// many millions of rows go through.
+// connection of its own. Rows are encoded straight into a reusable buffer (one
+// big string per batch would keep the garbage collector busy); callers flush
+// once per batch (a user-day), and a flush waits while several MB are still
+// queued, so memory stays flat however many millions of rows go through.
 import pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 
+const CHUNK_BYTES = 1 << 20;
 const MAX_QUEUED_BYTES = 8 << 20;
 
 export class CopyWriter {
   rows = 0;
-  private chunk = '';
+  private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
   private failure: Error | null = null;
   private readonly finished: Promise<void>;
 
@@ -18,34 +21,45 @@ export class CopyWriter {
     private readonly stream: CopyStreamQuery,
   ) {
     this.finished = new Promise((resolve, reject) => {
+      client.on('error', (error: Error) => {
+        this.failure = error;
+        reject(error);
+      });
       stream.on('finish', resolve);
       stream.on('error', (error: Error) => {
         this.failure = error;
         reject(error);
       });
     });
-    this.finished.catch(() => {}); // observed through write() and end()
+    this.finished.catch(() => {}); // observed through flush() and end()
   }
 
-  static async open(connectionString: string, table: string, columns: readonly string[]): Promise<CopyWriter> {
+  /**
+   * `trustedForeignKeys`: the rows only reference ids this run has just read
+   * back from the referenced tables, so the per-row foreign-key checks (half
+   * the load time of `samples`) can be skipped — see skipForeignKeyChecks.
+   */
+  static async open(connectionString: string, table: string, columns: readonly string[], trustedForeignKeys = false): Promise<CopyWriter> {
     const client = new pg.Client({ connectionString });
     await client.connect();
+    if (trustedForeignKeys) await skipForeignKeyChecks(client, table);
     const quoted = columns.map((c) => `"${c}"`).join(', ');
     return new CopyWriter(client, client.query(copyFrom(`COPY ${table} (${quoted}) FROM STDIN`)));
   }
 
   /** One row: tab-separated fields made with the helpers below, ending in '\n'. */
   add(line: string): void {
-    this.chunk += line;
+    const worstCaseBytes = line.length * 3; // UTF-8 bytes per UTF-16 unit, at most
+    if (this.used + worstCaseBytes > CHUNK_BYTES) this.pushChunk();
+    if (worstCaseBytes > CHUNK_BYTES) this.stream.write(line);
+    else this.used += this.chunk.write(line, this.used);
     this.rows++;
   }
 
   /** Hands the rows so far to the socket; waits only once several MB are queued, so PostgreSQL always has work. */
   async flush(): Promise<void> {
     if (this.failure) throw this.failure;
-    if (this.chunk.length === 0) return;
-    this.stream.write(this.chunk);
-    this.chunk = '';
+    this.pushChunk();
     if (this.stream.writableLength <= MAX_QUEUED_BYTES) return;
     await new Promise<void>((resolve, reject) => {
       const onDrain = () => {
@@ -59,6 +73,12 @@ export class CopyWriter {
       this.stream.once('drain', onDrain);
       this.stream.once('error', onError);
     });
+  }
+
+  private pushChunk(): void {
+    if (this.used === 0) return;
+    this.stream.write(Buffer.from(this.chunk.subarray(0, this.used)));
+    this.used = 0;
   }
 
   /** Sends the rest, waits for the server to commit the COPY, closes the connection. */
@@ -79,10 +99,30 @@ export class CopyWriter {
   }
 }
 
-export const NULL = '\\N';
+/**
+ * The session stops firing triggers (session_replication_role = replica), as
+ * pg_restore --disable-triggers does — but only when every trigger on the
+ * table and its partitions belongs to a foreign key and it has no rules, so
+ * nothing but those checks is skipped, and only where the role may set it
+ * (superusers, or a grant on the parameter). Otherwise the checks run.
+ */
+async function skipForeignKeyChecks(client: pg.Client, table: string): Promise<void> {
+  const { rows } = await client.query<{ only_foreign_keys: boolean }>(
+    `WITH tree AS (SELECT $1::regclass AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass))
+     SELECT NOT EXISTS (
+              SELECT 1 FROM pg_trigger t LEFT JOIN pg_constraint c ON c.oid = t.tgconstraint
+              WHERE t.tgrelid IN (SELECT relid FROM tree) AND c.contype IS DISTINCT FROM 'f')
+        AND NOT EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class IN (SELECT relid FROM tree)) AS only_foreign_keys`,
+    [table],
+  );
+  if (!rows[0].only_foreign_keys) return;
+  await client.query('SET session_replication_role = replica').catch(() => {});
+}
+
+const NULL = '\\N';
 
 /** A text value escaped for COPY's text format. */
-export function copyText(value: string | null): string {
+function copyText(value: string | null): string {
   if (value === null) return NULL;
   return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
@@ -96,8 +136,8 @@ export function copyJson(value: unknown): string {
 }
 
 /** A numeric array literal; numbers need no quoting. */
-export function copyNumberArray(values: ArrayLike<number>): string {
-  return '{' + Array.prototype.join.call(values, ',') + '}';
+export function copyNumberArray(values: readonly number[]): string {
+  return '{' + values.join(',') + '}';
 }
 
 /** A text array literal with every element quoted. */

@@ -40,17 +40,23 @@ export function seedFromName(name: string): number {
  */
 export class SampleUuids {
   private readonly prefix: string;
-  private counter = 0;
+  private counter: number;
 
   constructor(name: string) {
-    const hex = nameDigest(name).toString('hex', 0, 12);
+    const digest = nameDigest(name);
+    const hex = digest.toString('hex', 0, 12);
+    this.counter = digest.readUInt32BE(12); // where the day's numbering starts; it wraps at 2^32
     this.prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 24)}`;
   }
 
   next(): string {
-    return this.prefix + (mix32(this.counter++) + 0x100000000).toString(16).slice(1);
+    const x = mix32(this.counter);
+    this.counter = (this.counter + 1) >>> 0;
+    return this.prefix + HEX[x >>> 24] + HEX[(x >>> 16) & 0xff] + HEX[(x >>> 8) & 0xff] + HEX[x & 0xff];
   }
 }
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /** An invertible 32-bit mix (xor-shift-multiply), so distinct counters give distinct outputs. */
 function mix32(x: number): number {

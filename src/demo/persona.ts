@@ -75,7 +75,7 @@ export function persona(seed: number, index: number): Persona {
     dateOfBirthMs: Date.UTC(birthYear, 0, 1) + birthDayOfYear * DAY_MS,
     biologicalSex,
     restingHeartRate,
-    maxHeartRate: Math.round(208 - 0.7 * (2026 - birthYear)),
+    maxHeartRate: Math.round(208 - 0.7 * (2026 - birthYear)), // Tanaka's estimate, by age in 2026
     weightKg: female ? random.between(52, 78) : random.between(66, 96),
     bodyFat: female ? random.between(0.2, 0.32) : random.between(0.12, 0.25),
     strideM: female ? random.between(0.64, 0.74) : random.between(0.72, 0.82),

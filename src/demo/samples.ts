@@ -9,7 +9,7 @@ import type { SampleUuids } from './ids.js';
 export type SourceKey = 'watch' | 'phone' | 'oura';
 
 /** Overlapping cumulative samples: the watch wins over the phone, the phone over the third-party app. */
-export const PRIORITY: Readonly<Record<SourceKey, number>> = { watch: 0, phone: 1, oura: 2 };
+const PRIORITY: Readonly<Record<SourceKey, number>> = { watch: 0, phone: 1, oura: 2 };
 
 export interface SampleOut {
   identifier: string;
@@ -40,9 +40,9 @@ export class UserSamples {
   private readonly series = new Map<string, Series>();
   private readonly userField: string;
   private uuids: SampleUuids | null = null;
+  private writer: CopyWriter | null = null;
 
   constructor(
-    private readonly writer: CopyWriter,
     userId: string,
     private readonly typeIds: ReadonlyMap<string, number>,
     private readonly sourceFields: Readonly<Record<SourceKey, string>>,
@@ -51,8 +51,10 @@ export class UserSamples {
     this.userField = userId + '\t';
   }
 
-  beginDay(uuids: SampleUuids): void {
+  /** Days may go to different COPY connections: PostgreSQL then loads them on several cores. */
+  beginDay(uuids: SampleUuids, writer: CopyWriter): void {
     this.uuids = uuids;
+    this.writer = writer;
     this.dayRows = 0;
   }
 
@@ -73,7 +75,7 @@ export class UserSamples {
   add(series: Series, startMs: number, endMs: number, value: number, source: SourceKey, metadata?: Record<string, unknown>): void {
     const uuid = (this.uuids as SampleUuids).next();
     const tail = metadata === undefined ? '\t\\N\n' : '\t' + copyJson(metadata) + '\n';
-    this.writer.add(this.userField + uuid + series.typeField + startMs + '\t' + endMs + '\t' + value + this.sourceFields[source] + tail);
+    (this.writer as CopyWriter).add(this.userField + uuid + series.typeField + startMs + '\t' + endMs + '\t' + value + this.sourceFields[source] + tail);
     this.dayRows++;
     series.aggregator?.add({ startMs, endMs, value, priority: PRIORITY[source] });
   }

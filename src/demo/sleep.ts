@@ -2,8 +2,9 @@
 // deep, REM, with short awake spells), the phone one in-bed block around it.
 // A night is keyed by its wake-up day and starts the evening before, so it
 // always crosses local midnight; now and then an afternoon nap follows.
-import { SleepValue } from '../core/registry.js';
+import { SLEEP_ANALYSIS, SleepValue } from '../core/registry.js';
 import { atHour, MINUTE, randomFor, type DemoDay, type Interval } from './day.js';
+import type { SampleOut, SourceKey } from './samples.js';
 
 export interface SleepSegment extends Interval {
   value: number;
@@ -50,10 +51,12 @@ export function planNap(day: DemoDay): Interval | null {
 }
 
 /** Sleep analysis samples of a night and a nap: the watch's stages and the phone's in-bed block. */
-export function sleepSamples(night: Night, nap: Interval | null): { watch: SleepSegment[]; phone: SleepSegment[] } {
-  const watch = [...night.stages];
-  if (nap) watch.push({ ...nap, value: SleepValue.asleepCore });
-  return { watch, phone: [{ startMs: night.bedMs, endMs: night.upMs, value: SleepValue.inBed }] };
+export function sleepSamples(night: Night, nap: Interval | null): SampleOut[] {
+  const sample = (segment: SleepSegment, source: SourceKey): SampleOut => ({ identifier: SLEEP_ANALYSIS, ...segment, source });
+  const out = night.stages.map((stage) => sample(stage, 'watch'));
+  if (nap) out.push(sample({ ...nap, value: SleepValue.asleepCore }, 'watch'));
+  out.push(sample({ startMs: night.bedMs, endMs: night.upMs, value: SleepValue.inBed }, 'phone'));
+  return out;
 }
 
 /** When the person sleeps during [day start, day end): the end of last night, a nap, the start of tonight. */

@@ -4,6 +4,19 @@
 // a workout's totals, its streams and the day's samples tell one story.
 import { atHour, MINUTE, overlaps, randomFor, round, SECOND, type DemoDay, type Interval } from './day.js';
 import { uuidFromName } from './ids.js';
+import {
+  ACTIVE_ENERGY,
+  CYCLING_CADENCE,
+  CYCLING_POWER,
+  CYCLING_SPEED,
+  DISTANCE_CYCLING,
+  DISTANCE_SWIMMING,
+  DISTANCE_WALKING_RUNNING,
+  HEART_RATE,
+  RUNNING_POWER,
+  RUNNING_SPEED,
+  STEPS,
+} from './identifiers.js';
 import type { ActivityType } from './persona.js';
 import type { Random } from './random.js';
 import type { SourceKey } from './samples.js';
@@ -19,12 +32,9 @@ interface LegModel {
   distanceType: string | null;
 }
 
-const STEPS = 'HKQuantityTypeIdentifierStepCount';
-const ENERGY = 'HKQuantityTypeIdentifierActiveEnergyBurned';
-const HEART_RATE = 'HKQuantityTypeIdentifierHeartRate';
-const WALK_RUN = 'HKQuantityTypeIdentifierDistanceWalkingRunning';
-const CYCLING = 'HKQuantityTypeIdentifierDistanceCycling';
-const SWIMMING = 'HKQuantityTypeIdentifierDistanceSwimming';
+const WALK_RUN = DISTANCE_WALKING_RUNNING;
+const CYCLING = DISTANCE_CYCLING;
+const SWIMMING = DISTANCE_SWIMMING;
 
 const LEGS: Readonly<Record<LegType, LegModel>> = {
   running: { met: 9.5, intensity: 0.74, speed: [2.6, 3.6], stepsPerMinute: [158, 178], distanceType: WALK_RUN },
@@ -63,12 +73,9 @@ const PAUSING: ReadonlySet<ActivityType> = new Set(['running', 'cycling', 'walki
 
 /** The streams each activity type records besides heart rate. */
 const EXTRA_STREAMS: Partial<Record<ActivityType, readonly string[]>> = {
-  running: ['HKQuantityTypeIdentifierRunningPower', 'HKQuantityTypeIdentifierRunningSpeed'],
-  cycling: ['HKQuantityTypeIdentifierCyclingPower', 'HKQuantityTypeIdentifierCyclingSpeed', 'HKQuantityTypeIdentifierCyclingCadence'],
+  running: [RUNNING_POWER, RUNNING_SPEED],
+  cycling: [CYCLING_POWER, CYCLING_SPEED, CYCLING_CADENCE],
 };
-
-/** Every type a demo workout stream can carry. */
-export const STREAM_TYPES: readonly string[] = [HEART_RATE, ...Object.values(EXTRA_STREAMS).flat()];
 
 export interface WorkoutChunk extends Interval {
   steps: number;
@@ -233,7 +240,7 @@ function buildWorkout(day: DemoDay, random: Random, activityType: ActivityType, 
   const distanceCm = [...distanceByType.values()].reduce((sum, cm) => sum + cm, 0);
   const distanceM = distanceByType.size > 0 ? distanceCm / 100 : null;
   const streams: WorkoutStream[] = [{ identifier: HEART_RATE, values: heartRate }, ...extra.map((identifier, i) => ({ identifier, values: extraValues[i] }))];
-  const statistics: PlannedWorkout['statistics'] = { [ENERGY]: { sum: energyKcal } };
+  const statistics: PlannedWorkout['statistics'] = { [ACTIVE_ENERGY]: { sum: energyKcal } };
   for (const stream of streams) statistics[stream.identifier] = summarize(stream.values);
   for (const [identifier, cm] of distanceByType) statistics[identifier] = { sum: cm / 100 };
   if (chunks.some((c) => c.steps > 0)) statistics[STEPS] = { sum: chunks.reduce((sum, c) => sum + c.steps, 0) };
@@ -265,11 +272,11 @@ function buildWorkout(day: DemoDay, random: Random, activityType: ActivityType, 
 
 function streamValue(identifier: string, speed: number, baseSpeed: number, basePower: number, weightKg: number, random: Random): number {
   switch (identifier) {
-    case 'HKQuantityTypeIdentifierRunningPower':
+    case RUNNING_POWER:
       return Math.round(weightKg * speed * 1.04 + random.normal(0, 6));
-    case 'HKQuantityTypeIdentifierCyclingPower':
+    case CYCLING_POWER:
       return Math.max(0, Math.round(basePower * (speed / baseSpeed) ** 2 * (1 + random.normal(0, 0.08))));
-    case 'HKQuantityTypeIdentifierCyclingCadence':
+    case CYCLING_CADENCE:
       return random.chance(0.02) ? 0 : Math.round(random.normal(87, 4));
     default:
       return speed; // running and cycling speed
