@@ -21,7 +21,7 @@ import { computeCatalog } from './routes/catalog.js';
 import type { ResolvedConfig, Services } from './services.js';
 import { createWorkerPool } from './worker-pool.js';
 
-const DEMO = { users: 2, days: 45, seed: 1 };
+const DEMO = { users: 3, days: 90, seed: 1 };
 const API_DB_ROLE = 'healthd_api';
 
 function refuse(message: string): never {

@@ -7,7 +7,10 @@ const MIGRATION_LOCK = 7_201_113;
 
 export async function applyMigrations(connectionString: string, log: (line: string) => void = () => {}): Promise<number[]> {
   const client = new pg.Client({ connectionString });
-  client.on('notice', (notice) => log(`migrate: ${notice.message}`));
+  // Only our own notices (e.g. a skipped role); not PostgreSQL's "already exists, skipping".
+  client.on('notice', (notice) => {
+    if (notice.message?.startsWith('healthd:')) log(`migrate: ${notice.message}`);
+  });
   await client.connect();
   const applied: number[] = [];
   try {

@@ -1,0 +1,91 @@
+// `npm start` on a machine with no settings: the embedded PostgreSQL under the
+// data directory, migrations, demo data loaded once, a generated token kept
+// with mode 0600, and the URL, token and user printed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../src/db/embedded.js';
+import { tmpRoot } from './support/db.js';
+import { MAIN } from './support/server.js';
+
+interface Started {
+  output: () => string;
+  url: string;
+  token: string;
+  user: string;
+  stop: () => Promise<number | null>;
+}
+
+async function startWithoutSettings(dataDir: string, pgPort: number): Promise<Started> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') env[key] = value;
+  }
+  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0' });
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
+    child.stdout!.on('data', () => {
+      if (/user: /.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
+  });
+  const url = /listening on (http:\/\/\S+)/.exec(output)![1];
+  return {
+    output: () => output,
+    url,
+    token: /token: (\S+)/.exec(output)![1],
+    user: /user: +(\S+)/.exec(output)![1],
+    async stop() {
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
+
+test('npm start with no settings serves demo data on an embedded PostgreSQL', { timeout: 180_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpRoot(), 'start-'));
+  const pgPort = await freePort();
+  try {
+    const first = await startWithoutSettings(dataDir, pgPort);
+    try {
+      assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.ok(first.token.length >= 16);
+      assert.match(first.output(), /loading demo data/);
+      const health = await fetch(first.url + '/healthz');
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { ok: true, db: true });
+      const users = await fetch(first.url + '/v1/users', { headers: { authorization: `Bearer ${first.token}` } });
+      assert.equal(users.status, 200);
+      const body = await users.json();
+      assert.equal(body.default, first.user);
+      assert.equal(body.users[0].userID, first.user);
+      assert.ok(body.users[0].uploadedSamples > 0, 'demo data is there');
+      assert.equal(statSync(join(dataDir, 'api-token')).mode & 0o777, 0o600);
+    } finally {
+      assert.equal(await first.stop(), 0);
+    }
+    const second = await startWithoutSettings(dataDir, pgPort);
+    try {
+      assert.equal(second.token, first.token, 'the token is kept');
+      assert.equal(second.user, first.user);
+      assert.doesNotMatch(second.output(), /loading demo data/, 'demo data is loaded once');
+      const users = await fetch(second.url + '/v1/users', { headers: { authorization: `Bearer ${second.token}` } });
+      assert.equal(users.status, 200);
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
