@@ -1,0 +1,53 @@
+// `npm run migrate`: applies the versioned schema to DATABASE_URL once, is a
+// no-op the second time, and refuses to run without DATABASE_URL.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createTestDatabase, stopOwnCluster, withDatabase } from './support/db.js';
+import { migrations } from '../src/db/migrations.js';
+
+const CLI = join(process.cwd(), 'dist', 'src', 'migrate-cli.js');
+
+function runMigrate(env: Record<string, string | undefined>) {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'DATABASE_URL') merged[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) merged[k] = v;
+  return spawnSync(process.execPath, [CLI], { env: merged, encoding: 'utf8' });
+}
+
+test('migrate applies every version once, then reports the schema up to date', async () => {
+  const holder = await createTestDatabase(); // only to reach the cluster
+  const name = 'm_' + holder.name.slice(2);
+  const admin = new pg.Client({ connectionString: holder.adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = withDatabase(holder.adminUrl, name);
+  try {
+    const first = runMigrate({ DATABASE_URL: url });
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, new RegExp(`applied migrations ${migrations.map((m) => m.version).join(', ')}`));
+    const second = runMigrate({ DATABASE_URL: url });
+    assert.equal(second.status, 0, second.stderr);
+    assert.match(second.stdout, /schema is up to date/);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const tables = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((r) => r.tablename);
+    await client.end();
+    for (const table of ['activity_summaries', 'daily_aggregates', 'profiles', 'sample_types', 'samples', 'settings', 'sources', 'state_of_mind', 'upload_batches', 'users', 'workout_routes', 'workout_streams', 'workouts']) {
+      assert.ok(tables.includes(table), table);
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    await holder.drop();
+    await stopOwnCluster();
+  }
+});
+
+test('migrate refuses without DATABASE_URL', () => {
+  const result = runMigrate({});
+  assert.notEqual(result.status, 0);
+  assert.match(result.stderr.trim(), /^healthd migrate: DATABASE_URL/);
+});
