@@ -15,3 +15,5 @@ export function downsampleSeries(task: DownsampleTask) {
   const buffers = streams.flatMap((s) => [s.times.buffer, s.values.buffer]);
   return move({ [transferableSymbol]: buffers, [valueSymbol]: streams } as never);
 }
+
+export { summarize } from './summary.js';

@@ -16,7 +16,9 @@ import { workoutsRoute } from './workouts.js';
 import { workoutDetailRoute } from './workout-detail.js';
 import { workoutSeriesRoute } from './workout-series.js';
 import { sleepRoute } from './sleep.js';
+import { summaryRoute } from './summary.js';
+import { exportRoute } from './export.js';
 
 export function allRoutes(): RouteDef[] {
-  return [indexRoute, docsRoute, openApiRoute, healthRoute, usersRoute, profileRoute, catalogRoute, latestMetricsRoute, dailyMetricsRoute, activitySummaryRoute, workoutsRoute, workoutDetailRoute, workoutSeriesRoute, sleepRoute, samplesRoute, stateOfMindRoute] as unknown as RouteDef[];
+  return [indexRoute, docsRoute, openApiRoute, healthRoute, usersRoute, profileRoute, catalogRoute, latestMetricsRoute, dailyMetricsRoute, activitySummaryRoute, workoutsRoute, workoutDetailRoute, workoutSeriesRoute, sleepRoute, samplesRoute, stateOfMindRoute, summaryRoute, exportRoute] as unknown as RouteDef[];
 }

@@ -1,0 +1,64 @@
+// At most two exports at once across every server process sharing the
+// database: a slot is a PostgreSQL session advisory lock, taken on the
+// export's own connection and held for the export's life (a per-process
+// counter would allow two per process). The connection then runs the
+// export's cursor. Releasing unlocks and returns the connection; when that
+// fails or hangs, the connection is destroyed instead, and its session's end
+// frees the lock.
+import type pg from 'pg';
+import { claimExportSlot, releaseExportSlot } from '../db/queries/export.js';
+import { describeError, log } from '../log.js';
+
+const RELEASE_TIMEOUT_MS = 5_000;
+
+export interface ExportSlot {
+  readonly slot: number;
+  /** The export's connection; its session holds the slot. */
+  readonly client: pg.PoolClient;
+  /** Frees the slot and the connection; runs once, later calls are no-ops. */
+  release(): Promise<void>;
+}
+
+/** A free slot with its connection, or null when both slots are taken. */
+export async function acquireExportSlot(pool: pg.Pool): Promise<ExportSlot | null> {
+  const client = await pool.connect();
+  let slot: number | null;
+  try {
+    slot = await claimExportSlot(client);
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  if (slot === null) {
+    client.release();
+    return null;
+  }
+  const held = slot;
+  let released: Promise<void> | null = null;
+  return {
+    slot: held,
+    client,
+    release() {
+      released ??= unlockAndReturn(client, held);
+      return released;
+    },
+  };
+}
+
+async function unlockAndReturn(client: pg.PoolClient, slot: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const unlock = releaseExportSlot(client, slot);
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('releasing the export slot timed out')), RELEASE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([unlock, timeout]);
+    client.release();
+  } catch (error) {
+    unlock.catch(() => {});
+    log.warn('export slot released by closing its connection', describeError(error));
+    client.release(error as Error);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,93 @@
+// GET /v1/summary — the last N local days as a short markdown page or the
+// Summary object. The route reads the daily surfaces (a handful of small
+// indexed queries); a worker thread builds the numbers and the page
+// (src/core/summary.ts), the sleep samples moved to it as typed arrays.
+import { Type } from '@sinclair/typebox';
+import { daysSpanMs, lastNDays } from '../core/local-days.js';
+import { typeInfo } from '../core/registry.js';
+import { SLEEP_SESSION_GAP_MS } from '../core/sleep-nights.js';
+import { SUMMARY_RANGES, SUMMARY_TYPES, type Summary, type SummaryInput, type SummaryRange } from '../core/summary.js';
+import { activityDays } from '../db/queries/activity.js';
+import { dailyValues, latestSamples, type DailyRequestType } from '../db/queries/metrics.js';
+import { sleepSamples } from '../db/queries/sleep.js';
+import { sleepReadStart, summaryHeader, summaryWorkouts } from '../db/queries/summary.js';
+import { Enum } from '../schemas/common.js';
+import { Summary as SummarySchema } from '../schemas/resources.js';
+import { defineRoute, json } from './route.js';
+
+const DAILY_TYPES: DailyRequestType[] = [SUMMARY_TYPES.steps, SUMMARY_TYPES.activeEnergy, SUMMARY_TYPES.exercise, SUMMARY_TYPES.restingHeartRate, SUMMARY_TYPES.hrvSDNN].map(
+  (identifier) => {
+    const info = typeInfo(identifier);
+    return { identifier, cumulative: info?.kind === 'quantity' && info.aggregation === 'cumulative' };
+  },
+);
+const MAX_DAILY_ROWS = DAILY_TYPES.length * Math.max(...Object.values(SUMMARY_RANGES));
+
+export const summaryRoute = defineRoute({
+  operationId: 'getSummary',
+  path: '/v1/summary',
+  auth: true,
+  summary: 'Summary of the last days',
+  description:
+    'The last N calendar days (range: 7d, 14d, 30d or 90d) ending today in SERVICE_TIME_ZONE, as a markdown page of under 60 lines (format=markdown, text/markdown) or the Summary object (format=json). ' +
+    'Every figure comes from the daily surfaces, already deduplicated across devices, never from raw samples. ' +
+    'activity: steps (StepCount daily aggregates), active energy (ActiveEnergyBurned daily aggregates, else the move ring), exercise minutes (the exercise ring, else AppleExerciseTime daily aggregates), stand hours (the stand ring). ' +
+    'heart: resting heart rate and HRV (SDNN), each day\'s mean from the daily aggregates. ' +
+    'Each is a SummaryStat over the days that had a value (days without one are left out, not counted as zero): days, mean, min, max, total for the cumulative ones (steps, energy, exercise minutes), and source, the table the values came from (daily_aggregates or activity_summaries). ' +
+    'sleep: time asleep of the longest session (most asleep minutes) of each wake-up day, nights as in /v1/sleep/daily. ' +
+    'workouts: those starting in the range — count, total minutes (sum of durations), total distance in m (absent when no workout recorded one), and byActivityType, the three most frequent activity types, most frequent first, ties alphabetical. ' +
+    'body: the newest raw sample of body mass and of body fat percentage (a fraction), whenever taken. ' +
+    'coverage: lastSync (newest upload batch, null when none) and daysWithData (days of the range on which at least one reported figure has a value; body readings are not per day). ' +
+    'A section, and a member of a section, is present only when its data exists; coverage always is. ' +
+    'Rounding: the JSON numbers are exact; the markdown page shows the same numbers rounded half away from zero to one decimal (a whole number shows none), body fat as a percentage (value × 100, same rounding), and instants as local time in the zone.',
+  params: Type.Object({
+    range: Enum(Object.keys(SUMMARY_RANGES) as SummaryRange[], 'How many days, ending today.', '7d'),
+    format: Enum(['markdown', 'json'] as const, 'markdown (text/markdown) or json (the Summary object).', 'markdown'),
+  }),
+  responses: [
+    { status: 200, description: 'The markdown page (format=markdown).', contentType: 'text/markdown', schema: Type.String() },
+    { status: 200, description: 'The Summary object (format=json).', schema: SummarySchema },
+  ],
+  async handler({ query, services, userId }) {
+    const { pool, config } = services;
+    const timeZone = config.timeZone;
+    const generatedAt = Date.now();
+    const days = lastNDays(SUMMARY_RANGES[query.range], timeZone, generatedAt);
+    const firstDay = days[0];
+    const lastDay = days[days.length - 1];
+    const window = daysSpanMs(firstDay, lastDay, timeZone);
+
+    const [header, daily, rings, workouts, latestBody, sleep] = await Promise.all([
+      summaryHeader(pool, userId),
+      dailyValues(pool, userId, DAILY_TYPES, firstDay, lastDay, MAX_DAILY_ROWS, 0),
+      activityDays(pool, userId, firstDay, lastDay),
+      summaryWorkouts(pool, userId, window.startMs, window.endMs),
+      latestSamples(pool, userId, [SUMMARY_TYPES.weight, SUMMARY_TYPES.bodyFat]),
+      sleepReadStart(pool, userId, window.startMs).then((from) => sleepSamples(pool, userId, from, window.endMs + SLEEP_SESSION_GAP_MS)),
+    ]);
+
+    const column = (pick: (s: (typeof sleep)[number]) => number | null) => Float64Array.from(sleep, (s) => pick(s) ?? NaN);
+    const input: SummaryInput = {
+      userId,
+      name: header.name,
+      range: query.range,
+      days,
+      timeZone,
+      generatedAt,
+      daily,
+      rings,
+      sleep: { startMs: column((s) => s.startMs), endMs: column((s) => s.endMs), value: column((s) => s.value), sourceId: column((s) => s.sourceId) },
+      sleepWindow: window,
+      workouts,
+      latestBody,
+      lastSync: header.lastSync,
+    };
+    const transferList = Object.values(input.sleep).map((array: Float64Array) => array.buffer as ArrayBuffer);
+    const result: { summary: Summary; markdown: string | null } = await services.workers.run(
+      { input, markdown: query.format === 'markdown' },
+      { name: 'summarize', transferList },
+    );
+    if (result.markdown === null) return json(result.summary);
+    return { kind: 'text', contentType: 'text/markdown; charset=utf-8', body: result.markdown };
+  },
+});
