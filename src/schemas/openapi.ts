@@ -97,11 +97,16 @@ export function buildOpenApi(routes: readonly RouteDef[], server: ServerUrl): Js
         responses[String(response.status)] = errorResponse(response.description, headers);
         continue;
       }
-      responses[String(response.status)] = {
-        description: response.description,
-        ...(headers ? { headers } : {}),
-        content: { [contentType]: { schema: response.schema ? plain(response.schema, components, false) : { type: 'string' } } },
-      };
+      // Several bodies for one status (CSV or JSONL, markdown or JSON) merge into one response.
+      const existing = responses[String(response.status)];
+      const content = { [contentType]: { schema: response.schema ? plain(response.schema, components, false) : { type: 'string' } } };
+      responses[String(response.status)] = existing?.content
+        ? {
+            ...existing,
+            description: `${existing.description} ${response.description}`,
+            content: { ...(existing.content as Json), ...content },
+          }
+        : { description: response.description, ...(headers ? { headers } : {}), content };
     }
     const params = [
       ...(route.pathParams ? parameters(route.pathParams, 'path', components) : []),
