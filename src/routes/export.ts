@@ -9,7 +9,7 @@ import { EXPORT_COLUMNS, type ExportDataset } from '../core/export-encoding.js';
 import { dayStartMs, localDayOf } from '../core/local-days.js';
 import { typeInfo } from '../core/registry.js';
 import type { DailyRequestType } from '../db/queries/metrics.js';
-import { sleepReadStart } from '../db/queries/summary.js';
+import { sleepReadStart } from '../db/queries/sleep.js';
 import { errors } from '../errors.js';
 import { writeDataset, type ExportJob } from '../export/datasets.js';
 import { acquireExportSlot } from '../export/slots.js';

@@ -6,11 +6,8 @@
 // last day may still extend a session past it, so the samples read reach:
 // - forward to 3 h (the session gap) past the last day: a later sample that
 //   joins a session moves its end, and its date, out of the range;
-// - back a lookback before the first day, doubled while the first night that
-//   ends in the range starts within LONGEST_SAMPLE_MS + the gap of the
-//   lookback's edge (a sample before the edge could still belong to it). Past
-//   that margin nothing earlier can join, given a sleep sample lasts at most
-//   LONGEST_SAMPLE_MS.
+// - back as far as sleepReadStart (src/db/queries/sleep.ts) says, so the
+//   first night ending in the range has all its samples.
 //
 // Assembly stays inline, even for 366 days: bench/series-inline-vs-pool.ts
 // measured 2.1–3.4 ms inline for 366 nights (11,346 samples), while a worker
@@ -18,18 +15,14 @@
 // the event loop 1.8–4.5 ms — more than doing the work.
 import { Type } from '@sinclair/typebox';
 import { dayAfter, dayStartMs, localDayOf } from '../core/local-days.js';
-import { assembleSleepNights, SLEEP_SESSION_GAP_MS, type SleepNight, type SleepSample } from '../core/sleep-nights.js';
-import { sleepSamples } from '../db/queries/sleep.js';
+import { assembleSleepNights, SLEEP_SESSION_GAP_MS } from '../core/sleep-nights.js';
+import { sleepReadStart, sleepSamples } from '../db/queries/sleep.js';
 import { End, Start } from '../schemas/common.js';
 import { SleepNightsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
 import { checkRange } from './rules.js';
 
-const HOUR_MS = 3_600_000;
 const RANGE_CAP_DAYS = 366;
-const INITIAL_LOOKBACK_MS = 48 * HOUR_MS;
-/** The longest a single sleep-analysis sample is taken to last. */
-export const LONGEST_SAMPLE_MS = 24 * HOUR_MS;
 
 export const sleepRoute = defineRoute({
   operationId: 'getSleepNights',
@@ -52,17 +45,8 @@ export const sleepRoute = defineRoute({
     const windowEnd = dayStartMs(dayAfter(localDayOf(query.end - 1, timeZone)), timeZone);
     const readUntil = windowEnd + SLEEP_SESSION_GAP_MS;
 
-    let from = windowStart - INITIAL_LOOKBACK_MS;
-    let samples: SleepSample[] = await sleepSamples(services.pool, userId, from, readUntil);
-    let nights: SleepNight[];
-    for (;;) {
-      nights = assembleSleepNights(samples, timeZone);
-      const first = nights.find((night) => night.end >= windowStart);
-      if (!first || first.start - from > LONGEST_SAMPLE_MS + SLEEP_SESSION_GAP_MS) break;
-      const earlierFrom = windowStart - 2 * (windowStart - from);
-      samples = (await sleepSamples(services.pool, userId, earlierFrom, from)).concat(samples);
-      from = earlierFrom;
-    }
+    const from = await sleepReadStart(services.pool, userId, windowStart);
+    const nights = assembleSleepNights(await sleepSamples(services.pool, userId, from, readUntil), timeZone);
     return json({ nights: nights.filter((night) => night.end >= windowStart && night.end < windowEnd) });
   },
 });

@@ -1,9 +1,16 @@
 // Sleep-analysis samples of one user over a span of start times, all sources,
-// for night assembly. Served by the samples (user_id, type_id, start_ms, uuid)
-// index: one range scan, already in the order assembly needs.
+// for night assembly, and how far back to read so that a night ending in a
+// window comes back whole (shared by /v1/sleep/daily, the summary and the sleep
+// export). Served by the samples (user_id, type_id, start_ms, uuid) index: one
+// range scan, already in the order assembly needs.
 import type pg from 'pg';
-import type { SleepSample } from '../../core/sleep-nights.js';
+import { SLEEP_SESSION_GAP_MS, splitSleepSessions, type SleepSample } from '../../core/sleep-nights.js';
 import { SLEEP_ANALYSIS } from '../../core/registry.js';
+
+const HOUR_MS = 3_600_000;
+const INITIAL_LOOKBACK_MS = 48 * HOUR_MS;
+/** The longest a single sleep-analysis sample is taken to last: past that margin no earlier sample can join a session. */
+export const LONGEST_SAMPLE_MS = 24 * HOUR_MS;
 
 /**
  * Sleep samples starting in [fromMs, toMs), by start then uuid. A sample with
@@ -20,4 +27,31 @@ export async function sleepSamples(pool: pg.Pool, userId: string, fromMs: number
     [userId, SLEEP_ANALYSIS, fromMs, toMs],
   );
   return rows;
+}
+
+/**
+ * The instant from which sleep samples must be read so that every night
+ * ending at or after `windowStartMs` is assembled from all its samples, as
+ * /v1/sleep/daily decides it: look back 48 h, doubling while the first
+ * session that reaches the window starts within LONGEST_SAMPLE_MS + the
+ * session gap of the lookback's edge. Only samples before the window are
+ * read: a session formed from them reaches the window when it ends in it, or
+ * when it is the last one and a sample within the gap of its end could still
+ * extend it. Counting that last session in when nothing does extend it only
+ * looks back further, which changes no night ending in the window: an earlier
+ * sample ends too long before it to join.
+ */
+export async function sleepReadStart(pool: pg.Pool, userId: string, windowStartMs: number): Promise<number> {
+  let from = windowStartMs - INITIAL_LOOKBACK_MS;
+  let samples: SleepSample[] = await sleepSamples(pool, userId, from, windowStartMs);
+  for (;;) {
+    const reaching = splitSleepSessions(samples).find((session, i, sessions) => {
+      const latestEnd = session.reduce((latest, sample) => Math.max(latest, sample.endMs), -Infinity);
+      return latestEnd >= windowStartMs || (i === sessions.length - 1 && latestEnd + SLEEP_SESSION_GAP_MS >= windowStartMs);
+    });
+    if (!reaching || reaching[0].startMs - from > LONGEST_SAMPLE_MS + SLEEP_SESSION_GAP_MS) return from;
+    const earlier = windowStartMs - 2 * (windowStartMs - from);
+    samples = (await sleepSamples(pool, userId, earlier, from)).concat(samples);
+    from = earlier;
+  }
 }
