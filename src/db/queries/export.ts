@@ -10,6 +10,7 @@ import QueryStream from 'pg-query-stream';
 import { SLEEP_ANALYSIS } from '../../core/registry.js';
 import { DAILY_METRICS_SQL, type DailyRequestType } from './metrics.js';
 import { SAMPLE_TYPE_ID_SQL } from './samples.js';
+import { WORKOUT_SUMMARY_COLUMNS } from './workouts.js';
 
 /** First key of the export-slot advisory locks (ASCII "heal"); the second is the slot number. */
 export const EXPORT_LOCK_KEY = 0x6865616c;
@@ -78,17 +79,7 @@ export function samplesTextCursor(client: pg.ClientBase, userId: string, typeId:
 export function workoutsCursor(client: pg.ClientBase, userId: string, start: number, end: number, activityType: string | null): RowCursor {
   return cursor(
     client,
-    `SELECT w.uuid::text, w.activity_type, w.start_ms, w.end_ms, w.duration_s, w.distance_m, w.energy_kcal,
-            EXISTS (
-              SELECT 1 FROM workout_routes r
-              WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id
-                AND greatest(cardinality(r.times_ms), cardinality(r.latitudes), cardinality(r.longitudes)) > 0
-            ),
-            ARRAY(
-              SELECT t.identifier FROM workout_streams s JOIN sample_types t ON t.type_id = s.type_id
-              WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id
-              ORDER BY t.identifier COLLATE "C"
-            )
+    `SELECT ${WORKOUT_SUMMARY_COLUMNS}
      FROM workouts w
      WHERE w.user_id = $1 AND w.start_ms >= $2 AND w.start_ms < $3 AND ($4::text IS NULL OR w.activity_type = $4)
      ORDER BY w.start_ms DESC, w.uuid`,

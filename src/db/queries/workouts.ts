@@ -9,7 +9,8 @@ import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js
 // availableMetrics are the identifiers of the workout's streams, sorted. The
 // route test is a scalar subquery, not EXISTS: the planner may turn an EXISTS
 // into a hash over every user's routes instead of one primary-key probe a row.
-const SUMMARY_COLUMNS = `
+/** The WorkoutSummary columns of a row of `workouts w` (shared with the workouts export). */
+export const WORKOUT_SUMMARY_COLUMNS = `
   w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
   w.duration_s AS "durationS", w.distance_m AS "distanceM", w.energy_kcal AS "energyKcal",
   coalesce((
@@ -35,7 +36,7 @@ export interface WorkoutFilter {
 /** One page of a user's workouts, newest first (start_ms DESC, then uuid). */
 export async function listWorkouts(pool: pg.Pool, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryT[]> {
   const { rows } = await pool.query<WorkoutSummaryT>(
-    `SELECT ${SUMMARY_COLUMNS}
+    `SELECT ${WORKOUT_SUMMARY_COLUMNS}
      FROM workouts w
      WHERE w.user_id = $1
        AND ($2::bigint IS NULL OR w.start_ms >= $2)
@@ -57,7 +58,7 @@ interface DetailRow extends WorkoutSummaryT {
 /** One workout of the user (uuid lowercase), or undefined when missing or someone else's. */
 export async function findWorkout(pool: pg.Pool, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
   const { rows } = await pool.query<DetailRow>(
-    `SELECT ${SUMMARY_COLUMNS}, w.statistics, w.events, w.activities
+    `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities
      FROM workouts w
      WHERE w.uuid = $2 AND w.user_id = $1`,
     [userId, uuid],
