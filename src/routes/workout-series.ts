@@ -62,11 +62,13 @@ export const workoutSeriesRoute = defineRoute({
       const order = new Map(types.map((identifier, i) => [identifier, i]));
       rows.sort((a, b) => order.get(a.identifier)! - order.get(b.identifier)!);
     }
+    // Counted before downsampling: arrays sent to the pool are moved, not copied.
+    const totals = rows.map((row) => row.times.length);
     const reduced = await downsampleAll(services.workers, rows.map(toStream), maxPoints);
     const series: SeriesStreamT[] = rows.map((row, i) => ({
       type: row.identifier,
       unit: unitOf(row.identifier),
-      totalPoints: row.times.length,
+      totalPoints: totals[i],
       points: pointsOf(reduced[i]),
     }));
     return json({ uuid: workout.uuid, start: workout.start, end: workout.end, maxPoints, series });
@@ -74,7 +76,7 @@ export const workoutSeriesRoute = defineRoute({
 });
 
 function toStream(row: StreamRow): Stream {
-  return { times: Float64Array.from(row.times), values: Float64Array.from(row.values) };
+  return { times: row.times, values: row.values };
 }
 
 async function downsampleAll(workers: Piscina, streams: Stream[], maxPoints: number): Promise<Stream[]> {

@@ -3,6 +3,7 @@
 // DESC, uuid) index; a workout's route and streams are found by their primary
 // keys (workout_uuid), so each page costs at most limit + offset index rows.
 import type pg from 'pg';
+import { float8ArrayFromBinary } from '../binary-arrays.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
 
 // Summary fields of `w`. A route counts when any of its arrays holds a point;
@@ -86,9 +87,9 @@ export async function findWorkoutBounds(pool: pg.Pool, userId: string, uuid: str
 
 export interface StreamRow {
   identifier: string;
-  /** Epoch ms, read as float8[] (exact below 2^53). */
-  times: number[];
-  values: number[];
+  /** Epoch ms, read as float8 (exact below 2^53). */
+  times: Float64Array;
+  values: Float64Array;
 }
 
 /**
@@ -101,12 +102,13 @@ export async function workoutStreams(
   uuid: string,
   identifiers?: readonly string[],
 ): Promise<StreamRow[]> {
-  const { rows } = await pool.query<StreamRow>(
-    `SELECT t.identifier, s.times_ms::float8[] AS times, s."values"::float8[] AS "values"
+  // Arrays come in PostgreSQL's binary form and are decoded into Float64Arrays directly.
+  const { rows } = await pool.query<{ identifier: string; times: Buffer; values: Buffer }>(
+    `SELECT t.identifier, array_send(s.times_ms::float8[]) AS times, array_send(s."values"::float8[]) AS "values"
      FROM workout_streams s JOIN sample_types t ON t.type_id = s.type_id
      WHERE s.workout_uuid = $2 AND s.user_id = $1 AND ($3::text[] IS NULL OR t.identifier = ANY ($3))
      ORDER BY t.identifier COLLATE "C"`,
     [userId, uuid, identifiers ?? null],
   );
-  return rows;
+  return rows.map((row) => ({ identifier: row.identifier, times: float8ArrayFromBinary(row.times), values: float8ArrayFromBinary(row.values) }));
 }

@@ -1,0 +1,51 @@
+// Forked generator: drives one URL with autocannon for a fixed time and answers
+// with a Measurement. `uniqueForwardedFor` gives each request its own X-Forwarded-For
+// address, so the failed-auth bench measures 401s rather than the throttle's
+// 429s (the server runs with TRUST_PROXY_HEADERS=true).
+import { createRequire } from 'node:module';
+import { runChild, serveJobs } from './child.js';
+import type { Measurement } from './measure.js';
+
+export interface HttpLoadJob {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers: Record<string, string>;
+  expectStatus: number;
+  uniqueForwardedFor?: boolean;
+}
+
+interface AutocannonResult {
+  latency: { p50: number; p99: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+export const httpLoad = (job: HttpLoadJob): Promise<Measurement> => runChild<Measurement>('./http-load.js', job);
+
+async function load(job: HttpLoadJob): Promise<Measurement> {
+  const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+  let n = 0;
+  const requests = job.uniqueForwardedFor
+    ? [{ setupRequest: (request: { headers: Record<string, string> }) => {
+        n++;
+        request.headers = { ...job.headers, 'x-forwarded-for': `bench-client-${n}` };
+        return request;
+      } }]
+    : undefined;
+  const result = await autocannon({ url: job.url, connections: job.connections, duration: job.seconds, headers: job.headers, requests, timeout: 10 });
+  const ok = result.statusCodeStats[String(job.expectStatus)]?.count ?? 0;
+  const answered = Object.values(result.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
+  return {
+    rps: ok / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + (answered - ok),
+  };
+}
+
+serveJobs(import.meta.url, load);

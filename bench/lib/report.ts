@@ -1,0 +1,147 @@
+// Writes the generated parts of bench/RESULTS.md: machine, commands, and the
+// tables of routes, baselines, connection sweep and process scaling. Only the
+// text between a section's markers is replaced, so the hand-written analysis
+// and the other benches' sections (import…) survive a new run.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Measurement } from './measure.js';
+import type { BenchRoute } from './routes.js';
+
+export interface RouteResult {
+  route: BenchRoute;
+  ours: Measurement;
+  peakRssMb: number;
+  fastify: Measurement | null;
+  dbCeiling: Measurement | null;
+  httpCeiling: Measurement;
+}
+
+export interface SweepRow {
+  name: string;
+  connections: number;
+  result: Measurement;
+}
+
+export interface ScalingRow {
+  route: BenchRoute;
+  one: Measurement;
+  two: Measurement;
+  peakRssMb: number;
+}
+
+export interface BenchReport {
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; loadBefore: number[]; loadAfter: number[] };
+  seconds: number;
+  runs: number;
+  connections: number;
+  poolSize: number;
+  workerThreads: number;
+  dataset: { users: number; days: number; seed: number; timeZone: string; endDay: string; samples: number; generatedIn: number | null };
+  results: RouteResult[];
+  sweep: SweepRow[];
+  scaling: ScalingRow[];
+  missing: string[];
+  wallSeconds: number;
+}
+
+const TARGET_DB_CEILING = 0.8;
+const TARGET_FASTIFY = 1.3;
+const TARGET_HTTP_CEILING = 0.7;
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+// autocannon reports whole milliseconds: 0 means under one.
+const ms = (n: number) => (n === 0 ? '<1' : n < 10 ? n.toFixed(1) : n.toFixed(0));
+const ratio = (n: number) => n.toFixed(2);
+const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+function targets(r: RouteResult): string {
+  if (r.dbCeiling && r.fastify) {
+    const db = r.ours.rps / r.dbCeiling.rps;
+    const fastify = r.ours.rps / r.fastify.rps;
+    return `≥ ${TARGET_DB_CEILING} DB: ${mark(db >= TARGET_DB_CEILING)}; ≥ ${TARGET_FASTIFY}× Fastify: ${mark(fastify >= TARGET_FASTIFY)}`;
+  }
+  return `≥ ${TARGET_HTTP_CEILING} HTTP: ${mark(r.ours.rps / r.httpCeiling.rps >= TARGET_HTTP_CEILING)}`;
+}
+
+export function renderRoutes(report: BenchReport): string {
+  const { machine, dataset } = report;
+  const lines: string[] = [];
+  const generated = dataset.generatedIn === null ? 'reused from bench/data/demo/' : `generated in ${dataset.generatedIn} s`;
+  lines.push(
+    '## Machine, commands, settings',
+    '',
+    `- Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb.toFixed(0)} GB RAM, Node ${machine.node}; server, PostgreSQL and the load generators share these cores (nothing pinned). Load average (1, 5, 15 min) at the start ${machine.loadBefore.map((l) => l.toFixed(1)).join(', ')}, at the end of the route runs ${machine.loadAfter.map((l) => l.toFixed(1)).join(', ')}: above ~3 other work was running and the figures are noisier.`,
+    `- Command: \`npm run bench\` (= \`npm run build --silent && node dist/bench/run.js\`; \`BENCH_SECONDS\` and \`BENCH_RUNS\` override the run length and count). Route part of this run: ${int(report.wallSeconds)} s.`,
+    `- Dataset: ${dataset.users} users × ${dataset.days} days (heavy demo scale, seed ${dataset.seed}, ${dataset.timeZone}, ending ${dataset.endDay}): ${int(dataset.samples)} samples, ${generated}; plus one 3 h ride with four 1 Hz streams for the series route.`,
+    `- Each figure: median of ${report.runs} runs of ${report.seconds} s (after a 1 s warm-up), ${report.connections} connections, each load generator (autocannon, or the database loop) in its own process. healthd: 1 process, DB_POOL_SIZE=${report.poolSize}, WORKER_THREADS=${report.workerThreads}, TRUST_PROXY_HEADERS=true (the 401 row gives every request its own X-Forwarded-For address, so it measures 401s rather than the throttle's 429s).`,
+    '- Baselines, measured in the same run: **HTTP ceiling** — a uWS hello-world answering /healthz\'s body (bench/baselines/uws-hello.ts); **DB ceiling** — the route\'s own query functions from src/db/queries/ through a pg pool of the same size, as many concurrent loops as connections, no HTTP (bench/lib/db-ceilings.ts); **Fastify** — the same routes, same query functions, same JSON (checked at start), fast-json-stringify from the same TypeBox response schemas (bench/baselines/fastify.ts).',
+    '- Errors: socket errors, timeouts and answers with another status than the row expects. Peak RSS: highest VmRSS of the server process polled every 100 ms during the route\'s runs.',
+    '',
+    `## Routes (1 process, ${report.connections} connections)`,
+    '',
+    '| Route | req/s | p50 ms | p99 ms | errors | peak RSS MB | × HTTP ceiling | × DB ceiling | × Fastify | targets |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  );
+  for (const r of report.results) {
+    lines.push(
+      `| ${r.route.name} | ${int(r.ours.rps)} | ${ms(r.ours.p50)} | ${ms(r.ours.p99)} | ${r.ours.errors} | ${r.peakRssMb.toFixed(0)} | ${ratio(r.ours.rps / r.httpCeiling.rps)} | ` +
+        `${r.dbCeiling ? ratio(r.ours.rps / r.dbCeiling.rps) : '–'} | ${r.fastify ? ratio(r.ours.rps / r.fastify.rps) : '–'} | ${targets(r)} |`,
+    );
+  }
+  const http = report.results[0]?.httpCeiling;
+  lines.push('', '### Baselines', '');
+  if (http) lines.push(`HTTP ceiling (uWS hello-world): ${int(http.rps)} req/s, p50 ${ms(http.p50)} ms, p99 ${ms(http.p99)} ms, ${http.errors} errors.`, '');
+  lines.push(
+    'The last column bounds the Fastify target: healthd cannot pass the database ceiling, so where the ceiling is under 1.3 × Fastify no HTTP layer over these queries reaches 1.3×.',
+    '',
+    '| Route | DB ceiling queries/s | p50 ms | p99 ms | Fastify req/s | p50 ms | p99 ms | errors | DB ceiling ÷ Fastify |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const r of report.results.filter((x) => x.dbCeiling && x.fastify)) {
+    lines.push(
+      `| ${r.route.name} | ${int(r.dbCeiling!.rps)} | ${ms(r.dbCeiling!.p50)} | ${ms(r.dbCeiling!.p99)} | ${int(r.fastify!.rps)} | ${ms(r.fastify!.p50)} | ${ms(r.fastify!.p99)} | ${r.dbCeiling!.errors + r.fastify!.errors} | ${ratio(r.dbCeiling!.rps / r.fastify!.rps)} |`,
+    );
+  }
+  if (report.missing.length > 0) {
+    lines.push('', `Not measured, because the route is not registered yet in src/routes/all.ts: ${report.missing.join(', ')} (the bench measures it as soon as it is).`);
+  }
+
+  const levels = [...new Set(report.sweep.map((s) => s.connections))];
+  const names = [...new Set(report.sweep.map((s) => s.name))];
+  lines.push('', '## Connections: how p99 grows (1 process)', '', `| Route | ${[report.connections, ...levels].map((c) => `${c} conn. req/s · p99 ms`).join(' | ')} |`, `|---|${[report.connections, ...levels].map(() => '---:').join('|')}|`);
+  for (const name of names) {
+    const at10 = name.startsWith('HTTP ceiling') ? http : report.results.find((r) => r.route.name === name)?.ours;
+    const cells = [at10, ...levels.map((c) => report.sweep.find((s) => s.name === name && s.connections === c)?.result)];
+    lines.push(`| ${name} | ${cells.map((m) => (m ? `${int(m.rps)} · ${ms(m.p99)}${m.errors ? ` (${m.errors} errors)` : ''}` : '–')).join(' | ')} |`);
+  }
+
+  lines.push(
+    '',
+    `## Scaling: 1 vs 2 healthd processes on one port (${report.connections} connections)`,
+    '',
+    '| Route | 1 process req/s · p99 ms | 2 processes req/s · p99 ms | 2 ÷ 1 | peak RSS per process MB |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const s of report.scaling) {
+    lines.push(`| ${s.route.name} | ${int(s.one.rps)} · ${ms(s.one.p99)} | ${int(s.two.rps)} · ${ms(s.two.p99)} | ${ratio(s.two.rps / s.one.rps)} | ${s.peakRssMb.toFixed(0)} |`);
+  }
+  return lines.join('\n');
+}
+
+const SKELETON = `# Benchmarks
+
+Run with \`npm run bench\`. The sections between \`bench:…\` markers are
+written by the bench; the rest (the analysis, other benches' sections) is
+kept across runs.
+`;
+
+/** Replaces the text between the markers of `section` (appending them the first time). */
+export async function writeSection(file: string, section: string, markdown: string): Promise<void> {
+  const begin = `<!-- bench:${section}:begin (generated by npm run bench; edits here are overwritten) -->`;
+  const end = `<!-- bench:${section}:end -->`;
+  let text = existsSync(file) ? await readFile(file, 'utf8') : SKELETON;
+  if (!text.includes(begin) || !text.includes(end)) text = `${text.trimEnd()}\n\n${begin}\n${end}\n`;
+  const before = text.slice(0, text.indexOf(begin) + begin.length);
+  const after = text.slice(text.indexOf(end));
+  await writeFile(file, `${before}\n${markdown.trim()}\n${after}`);
+}

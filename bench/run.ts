@@ -1,0 +1,178 @@
+// `npm run bench`: loads (or reuses) the demo dataset in bench/data/demo/, then
+// measures every route of the issue against three baselines measured in the
+// same run — the HTTP ceiling (uWS hello-world), the database ceiling (the
+// route's own query functions through a pg pool, no HTTP) and Fastify + pg —
+// then scaling (1 vs 2 processes; 10/100/1000 connections), and writes the
+// generated sections of bench/RESULTS.md. Each load runs in its own process;
+// each figure is the median of BENCH_RUNS runs of BENCH_SECONDS seconds.
+import { cpus, loadavg, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { allRoutes } from '../src/routes/all.js';
+import { DATASET, openDataset } from './lib/dataset.js';
+import { dbLoad } from './lib/db-load.js';
+import { httpLoad } from './lib/http-load.js';
+import { medianOf, type Measurement } from './lib/measure.js';
+import { closeChildren } from './lib/child.js';
+import { exportSection } from './lib/export-section.js';
+import { renderRoutes, writeSection, type RouteResult, type ScalingRow, type SweepRow } from './lib/report.js';
+import { benchRoutes, type BenchContext, type BenchRoute } from './lib/routes.js';
+import { BENCH_TOKEN, startFastify, startHealthd, startHello, type Baseline, type Healthd, type SystemSettings } from './lib/systems.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONNECTIONS = 10;
+const POOL_SIZE = 10;
+const WORKER_THREADS = 2;
+const SWEEP_CONNECTIONS = [100, 1000];
+const SWEEP_ROUTES = ['/healthz', '/v1/samples'];
+const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
+const EXPORT_DIR = fileURLToPath(new URL('../../bench/data/export', import.meta.url));
+
+/** The HTTP ceiling's request: the hello-world answers any path. */
+const HELLO: BenchRoute = { name: 'HTTP ceiling (uWS hello)', route: '/healthz', path: '/healthz', auth: 'none', expectStatus: 200, database: false };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+
+function headersFor(route: BenchRoute): Record<string, string> {
+  if (route.auth === 'none') return {};
+  return { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
+}
+
+function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS) {
+  return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong' };
+}
+
+/** One request, checked: the status the bench expects, and the parsed body. */
+async function probe(baseUrl: string, route: BenchRoute): Promise<unknown> {
+  const response = await fetch(baseUrl + route.path, { headers: headersFor(route) });
+  const text = await response.text();
+  if (response.status !== route.expectStatus) throw new Error(`${route.name}: expected ${route.expectStatus}, got ${response.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text);
+}
+
+// Same JSON value (member order aside: fast-json-stringify writes schema order);
+// generatedAt, the summary's clock, is the one member two servers cannot share.
+const withoutClock = (body: unknown) => JSON.parse(JSON.stringify(body, (key, value: unknown) => (key === 'generatedAt' ? 0 : value)));
+const sameJson = (a: unknown, b: unknown) => isDeepStrictEqual(withoutClock(a), withoutClock(b));
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg();
+  log(`bench: ${RUNS} runs × ${SECONDS} s per figure, ${CONNECTIONS} connections`);
+  const dataset = await openDataset(DATA_DIR, DATASET, log);
+  const registered = new Set(allRoutes().map((r) => r.path));
+  const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
+  const all = benchRoutes(ctx);
+  const routes = all.filter((r) => registered.has(r.route));
+  const missing = all.filter((r) => !registered.has(r.route)).map((r) => r.name);
+  const settings: SystemSettings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: POOL_SIZE, workerThreads: WORKER_THREADS };
+
+  const results: RouteResult[] = [];
+  const scaling: ScalingRow[] = [];
+  const sweep: SweepRow[] = [];
+  let helloAt10: Measurement;
+  let hello: Baseline | undefined;
+  let fastify: Baseline | undefined;
+  let healthd: Healthd | undefined;
+  try {
+    hello = await startHello();
+    fastify = await startFastify(settings);
+    healthd = await startHealthd(settings, 1);
+    for (const route of routes) {
+      const ours = await probe(healthd.baseUrl, route);
+      if (route.database && !sameJson(ours, await probe(fastify.baseUrl, route))) throw new Error(`${route.name}: Fastify answers other JSON than healthd`);
+    }
+    log(`bench: every route answers as expected; Fastify answers the same JSON (${elapsed()})`);
+
+    const helloRuns: Measurement[] = [];
+    for (let run = 0; run < RUNS; run++) helloRuns.push(await httpLoad(httpJob(hello.baseUrl, HELLO, CONNECTIONS)));
+    helloAt10 = medianOf(helloRuns);
+    log(`bench: HTTP ceiling ${helloAt10.rps.toFixed(0)} req/s (${elapsed()})`);
+
+    for (const route of routes) {
+      await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1)); // warm-up, not counted
+      if (route.database) await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS, 1));
+      healthd.rss.takePeakMb();
+      const ours: Measurement[] = [];
+      const fast: Measurement[] = [];
+      const db: Measurement[] = [];
+      let peakRssMb = 0;
+      for (let run = 0; run < RUNS; run++) {
+        ours.push(await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS)));
+        peakRssMb = Math.max(peakRssMb, healthd.rss.takePeakMb());
+        if (!route.database) continue;
+        fast.push(await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS)));
+        db.push(await dbLoad({ databaseUrl: settings.databaseUrl, poolSize: POOL_SIZE, concurrency: CONNECTIONS, seconds: SECONDS, ctx, route: route.route }));
+      }
+      const result: RouteResult = {
+        route,
+        ours: medianOf(ours),
+        peakRssMb,
+        fastify: route.database ? medianOf(fast) : null,
+        dbCeiling: route.database ? medianOf(db) : null,
+        httpCeiling: helloAt10,
+      };
+      results.push(result);
+      log(`bench: ${route.name}: ${result.ours.rps.toFixed(0)} req/s, p99 ${result.ours.p99} ms (${elapsed()})`);
+    }
+
+    for (const connections of SWEEP_CONNECTIONS) {
+      const helloRuns: Measurement[] = [];
+      for (let run = 0; run < RUNS; run++) helloRuns.push(await httpLoad(httpJob(hello.baseUrl, HELLO, connections)));
+      sweep.push({ name: HELLO.name, connections, result: medianOf(helloRuns) });
+      for (const route of routes.filter((r) => SWEEP_ROUTES.includes(r.route) && r.auth !== 'wrong')) {
+        const runs: Measurement[] = [];
+        for (let run = 0; run < RUNS; run++) runs.push(await httpLoad(httpJob(healthd.baseUrl, route, connections)));
+        sweep.push({ name: route.name, connections, result: medianOf(runs) });
+      }
+      log(`bench: ${connections} connections done (${elapsed()})`);
+    }
+
+    await healthd.stop();
+    healthd = await startHealthd(settings, 2);
+    for (const route of routes) {
+      await probe(healthd.baseUrl, route);
+      await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1));
+      const runs: Measurement[] = [];
+      for (let run = 0; run < RUNS; run++) runs.push(await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS)));
+      const one = results.find((r) => r.route === route)!.ours;
+      scaling.push({ route, one, two: medianOf(runs), peakRssMb: healthd.rss.takePeakMb() });
+    }
+    log(`bench: 2 processes done (${elapsed()})`);
+  } finally {
+    closeChildren();
+    await Promise.allSettled([healthd?.stop(), hello?.process.stop(), fastify?.process.stop()]);
+    await dataset.db.stop();
+  }
+  const loadAfter = loadavg();
+  const routeSeconds = (performance.now() - started) / 1000;
+
+  await writeSection(RESULTS, 'routes', renderRoutes({
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: totalmem() / 2 ** 30, node: process.version, loadBefore, loadAfter },
+    seconds: SECONDS,
+    runs: RUNS,
+    connections: CONNECTIONS,
+    poolSize: POOL_SIZE,
+    workerThreads: WORKER_THREADS,
+    dataset: { ...dataset.params, endDay: dataset.endDay, samples: dataset.samples, generatedIn: dataset.generatedIn },
+    results,
+    sweep,
+    scaling,
+    missing,
+    wallSeconds: routeSeconds,
+  }));
+  log(`bench: wrote the route sections of ${RESULTS}; now the export bench (${elapsed()})`);
+  const exportStarted = performance.now();
+  const exportMarkdown = await exportSection(EXPORT_DIR, log);
+  await writeSection(RESULTS, 'export', `${exportMarkdown}\n- Export part of this run: ${((performance.now() - exportStarted) / 1000).toFixed(0)} s; whole \`npm run bench\`: ${elapsed()} after the build.`);
+  log(`bench: wrote ${RESULTS} (${elapsed()})`);
+}
+
+main().catch((error: unknown) => {
+  log(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  process.exit(1);
+});
