@@ -12,9 +12,13 @@ export class ApiError extends Error {
   }
 }
 
+// Failed authentications are the cheapest requests an attacker can send many
+// of; building (and stack-tracing) a fresh error for each showed in profiles.
+const UNAUTHORIZED = new ApiError(401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer' });
+
 export const errors = {
   badRequest: (message: string) => new ApiError(400, message),
-  unauthorized: () => new ApiError(401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer' }),
+  unauthorized: () => UNAUTHORIZED,
   multiUserDisabled: () => new ApiError(403, 'multi-user reads are disabled'),
   notFound: (what = 'not found') => new ApiError(404, what),
   workoutNotFound: () => new ApiError(404, 'workout not found'),
