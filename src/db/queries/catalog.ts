@@ -16,8 +16,15 @@ export interface CatalogRow {
 export async function catalogRows(pool: pg.Pool, userId: string): Promise<CatalogRow[]> {
   const { rows } = await pool.query<CatalogRow>(
     `WITH raw AS (
-       SELECT type_id, count(*) AS n, min(start_ms) AS earliest, max(start_ms) AS latest
-       FROM samples WHERE user_id = $1 GROUP BY type_id
+       -- Per known type, one (user_id, type_id) range of the samples index: never a
+       -- sequential scan, which a GROUP BY over a user's rows would otherwise get.
+       SELECT t.type_id, c.n, c.earliest, c.latest
+       FROM sample_types t
+       CROSS JOIN LATERAL (
+         SELECT count(*) AS n, min(s.start_ms) AS earliest, max(s.start_ms) AS latest
+         FROM samples s WHERE s.user_id = $1 AND s.type_id = t.type_id
+       ) c
+       WHERE c.n > 0
      ), agg AS (
        SELECT type_id, count(*) AS n, min(day)::text AS first_day, max(day)::text AS last_day
        FROM daily_aggregates WHERE user_id = $1 GROUP BY type_id
