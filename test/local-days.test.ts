@@ -137,3 +137,21 @@ test('zone names and malformed input', () => {
   assert.throws(() => dayAfter('2026-3-1'), RangeError);
   assert.throws(() => localDaysTouched(10, 10, 'UTC'), RangeError);
 });
+
+test('localDayOf (cached per quarter hour) agrees with luxon across zones and DST changes', async () => {
+  const fc = (await import('fast-check')).default;
+  const { DateTime } = await import('luxon');
+  const zones = ['America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'Europe/Berlin', 'Pacific/Chatham', 'UTC'];
+  fc.assert(
+    fc.property(fc.integer({ min: Date.UTC(1980, 0, 1), max: Date.UTC(2100, 0, 1) }), fc.constantFrom(...zones), (ms, zone) => {
+      assert.equal(localDayOf(ms, zone), DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd'));
+    }),
+    { numRuns: 20_000 },
+  );
+  // Every minute around New York's 2026 changes (01:00–03:00 local).
+  for (const start of [Date.UTC(2026, 2, 8, 5), Date.UTC(2026, 10, 1, 4)]) {
+    for (let ms = start; ms < start + 4 * 3_600_000; ms += 60_000) {
+      assert.equal(localDayOf(ms, 'America/New_York'), DateTime.fromMillis(ms, { zone: 'America/New_York' }).toFormat('yyyy-MM-dd'));
+    }
+  }
+});

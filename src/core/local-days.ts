@@ -23,9 +23,35 @@ export function isValidZone(zone: string): boolean {
   return IANAZone.isValidZone(zone);
 }
 
+// localDayOf runs once per row in several routes (mood entries, sleep nights)
+// and luxon's zone lookup costs 5–50 µs a call (it asks Intl for the offset).
+// Offsets change only at quarter-hour instants in every zone since the 1970s,
+// so the offset luxon gives for an instant holds for its whole UTC quarter
+// hour: cache it per zone and quarter hour (bounded), and read the calendar day
+// off the shifted instant.
+const QUARTER_HOUR_MS = 900_000;
+const OFFSET_CACHE_LIMIT = 50_000;
+const offsetCache = new Map<string, Map<number, number>>();
+
+function offsetMs(ms: number, zone: string): number {
+  let byQuarter = offsetCache.get(zone);
+  if (!byQuarter) offsetCache.set(zone, (byQuarter = new Map()));
+  const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+  let offset = byQuarter.get(quarter);
+  if (offset === undefined) {
+    offset = zoned(quarter * QUARTER_HOUR_MS, zone).offset * 60_000;
+    if (byQuarter.size >= OFFSET_CACHE_LIMIT) byQuarter.clear();
+    byQuarter.set(quarter, offset);
+  }
+  return offset;
+}
+
 /** 'YYYY-MM-DD' of an instant (epoch ms) in `zone`. */
 export function localDayOf(ms: number, zone: string): string {
-  return formatDay(zoned(ms, zone));
+  if (!Number.isFinite(ms)) throw new RangeError(`cannot place instant ${ms} in time zone ${zone}`);
+  const local = new Date(ms + offsetMs(ms, zone));
+  const pad = (part: number, width: number) => String(part).padStart(width, '0');
+  return `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}`;
 }
 
 /** Every local day [startMs, endMs) touches, ascending; startMs < endMs. */
