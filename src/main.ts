@@ -10,7 +10,7 @@ import { CatalogCache } from './catalog-cache.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_DATA_DIR, writableDatabase, type DatabaseHandle } from './db/local.js';
 import { applyMigrations, READ_ROLE } from './db/index.js';
-import { createReadOnlyPool } from './db/pool.js';
+import { CLIENT_TIMEOUT_MARGIN_MS, createReadOnlyPool } from './db/pool.js';
 import { storedTimeZone } from './db/queries/users.js';
 import { HealthProbe } from './health.js';
 import { createHttpServer } from './http/server.js';
@@ -142,11 +142,6 @@ async function main(): Promise<void> {
   };
   const server = createHttpServer(uws, services, allRoutes());
   const port = await server.listen(config.host, config.port);
-  process.stdout.write(`healthd listening on http://${config.host}:${port}\n`);
-  if (embedded) {
-    process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
-    process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' http://${config.host}:${port}/v1/users\n`);
-  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -155,16 +150,30 @@ async function main(): Promise<void> {
     log.info('shutting down', { signal });
     server.stopListening();
     shutdown.abort();
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const graceEnds = Date.now() + config.limits.shutdownGraceMs;
-    while (server.activeStreams > 0 && Date.now() < graceEnds) await new Promise((r) => setTimeout(r, 50));
+    while (server.activeStreams > 0 && Date.now() < graceEnds) await sleep(50);
     server.abortStreams();
-    while (server.inFlight > 0) await new Promise((r) => setTimeout(r, 20));
-    await Promise.allSettled([pool.end(), exportPool.end(), services.workers.destroy()]);
+    // Every request is bounded by the connect and query timeouts, so by then
+    // the rest have finished unless something hangs (a connection that died
+    // under it): that must not keep an unattended process from exiting.
+    const lastCall = Date.now() + config.limits.dbConnectTimeoutMs + config.limits.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
+    while (server.inFlight > 0 && Date.now() < lastCall) await sleep(20);
+    if (server.inFlight > 0) log.warn('exiting with requests still running', { requests: server.inFlight });
+    // pool.end() waits for checked-out clients; a stuck request never returns its own.
+    await Promise.race([Promise.allSettled([pool.end(), exportPool.end(), services.workers.destroy()]), sleep(5_000)]);
     await embedded?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Announced only once the signal handlers are in place: a supervisor that
+  // stops the service right after it is ready gets the graceful path.
+  process.stdout.write(`healthd listening on http://${config.host}:${port}\n`);
+  if (embedded) {
+    process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
+    process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' http://${config.host}:${port}/v1/users\n`);
+  }
 }
 
 main().catch((error) => {

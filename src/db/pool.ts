@@ -1,6 +1,7 @@
 // The API's connection pools. Every session is read-only and carries the
-// statement timeout (→ 504); connecting is bounded so a dead database gives a
-// prompt 500, not a hang. Exports get their own small pool without the timeout.
+// statement timeout (→ 504); connecting, and waiting on a server that stopped
+// answering, are bounded so a dead database gives a 500, never a hang. Exports
+// get their own small pool without the timeout.
 import pg from 'pg';
 import { describeError, log } from '../log.js';
 
@@ -16,6 +17,13 @@ export interface PoolOptions {
   applicationName: string;
 }
 
+/**
+ * How long after the statement timeout the client gives up on a query by
+ * itself: the server enforces statement_timeout, so a frozen or unreachable
+ * server (established connections, no answers) would otherwise hang requests.
+ */
+export const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
+
 export function createReadOnlyPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -24,9 +32,18 @@ export function createReadOnlyPool(options: PoolOptions): pg.Pool {
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName,
     options: `-c default_transaction_read_only=on -c statement_timeout=${options.statementTimeoutMs}`,
+    // pool.query drops a client whose query timed out instead of reusing it.
+    ...(options.statementTimeoutMs > 0 ? { query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
   });
-  // An idle client whose server went away emits 'error'; without a listener
-  // that would crash the process. The pool drops the client by itself.
-  pool.on('error', (error) => log.warn('idle database connection lost', describeError(error)));
+  // A client whose server goes away emits 'error' when no query of its own is
+  // running to receive it; without a listener that crashes the process. That
+  // happens idle in the pool (the pool drops the client and re-emits on
+  // itself) and also checked out between queries — an export's connection
+  // while its reader is slow. The code holding the client fails on its next
+  // query; logged once here, for every client.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => log.warn('database connection lost', { pool: options.applicationName, ...describeError(error) }));
+  });
+  pool.on('error', () => {});
   return pool;
 }

@@ -36,8 +36,25 @@ export interface ExportJob {
   sleepReadFrom: () => Promise<number>;
 }
 
-/** Writes the dataset's file (header row included) to the sink. */
+/**
+ * Writes the dataset's file (header row included) to the sink. Rejects as soon
+ * as the export's connection fails: a cursor on a connection that died waits
+ * for a reply that never comes, so its own stream never ends or errors.
+ */
 export async function writeDataset(job: ExportJob, client: pg.ClientBase, sink: StreamSink): Promise<void> {
+  let onLost: (error?: Error) => void = () => {};
+  const lost = new Promise<never>((_, reject) => {
+    onLost = (error) => reject(error ?? new Error('the export\'s database connection ended'));
+  });
+  client.once('error', onLost).once('end', onLost);
+  try {
+    await Promise.race([writeRows(job, client, sink), lost]);
+  } finally {
+    client.off('error', onLost).off('end', onLost);
+  }
+}
+
+async function writeRows(job: ExportJob, client: pg.ClientBase, sink: StreamSink): Promise<void> {
   const columns = EXPORT_COLUMNS[job.dataset];
   if (job.format === 'csv') await sink.write(csvLine(columns));
   const encode = <R>(toCells: (row: R) => Cell[]): ((row: R) => string) =>

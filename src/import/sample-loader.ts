@@ -1,0 +1,228 @@
+// Bulk load of `samples` through COPY, one committed batch at a time. Each
+// batch is one statement that either commits whole or not at all, and ids
+// are deterministic, so a crash or Ctrl-C loses at most the batches in flight
+// and a re-run inserts exactly what is missing.
+//
+// A batch takes one of two paths:
+// - direct: COPY straight into `samples`, for a user who had no samples when
+//   the import began (nothing to conflict with). The batch's bytes are kept
+//   until it commits: if the export repeats a record (same content, same id),
+//   the unique index refuses the COPY, the batch is replayed through the
+//   staged path, and every later batch is staged.
+// - staged: COPY into a session-local table, then INSERT … SELECT … ORDER BY
+//   type_id, start_ms ON CONFLICT DO NOTHING (re-imports, newer exports). The
+//   order clusters the heap by type and time, as the read routes scan it.
+//
+// Two connections ("lanes") alternate: while one commits its batch, the XML
+// keeps streaming into the other, so parsing and PostgreSQL work overlap.
+// When the role may (a superuser) and `samples` has no triggers of the
+// project's own, the lanes skip the per-row foreign-key triggers
+// (session_replication_role = replica, as pg_restore does): every type and
+// source id they write was read back from its table first.
+import pg from 'pg';
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
+import type { CopyChunk } from './copy-rows.js';
+
+export const DEFAULT_BATCH_ROWS = 50_000;
+/** A batch also ends at this many bytes: a direct batch's bytes stay in memory until it commits. */
+const BATCH_BYTES = 4 << 20;
+const MAX_QUEUED_BYTES = 2 << 20;
+
+const COLUMNS = 'user_id, uuid, type_id, start_ms, end_ms, value, source_id, metadata';
+const STAGING_DDL = `CREATE TEMP TABLE import_samples (
+  user_id uuid, uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb)`;
+const MERGE_SQL = `INSERT INTO samples (${COLUMNS})
+  SELECT ${COLUMNS} FROM import_samples ORDER BY type_id, start_ms
+  ON CONFLICT DO NOTHING`;
+/** A repeated record refuses a direct COPY (or two lanes wait on each other's repeats). */
+const REPLAYED_ERRORS = new Set(['23505', '40P01']);
+const MAY_SKIP_FK_TRIGGERS_SQL = `SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+  AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'samples'::regclass AND NOT tgisinternal) AS may`;
+
+/** Whether batches may skip the conflict check; shared by both lanes, it only ever turns false. */
+interface Path {
+  direct: boolean;
+}
+
+class Lane {
+  private copy: CopyStreamQuery | null = null;
+  private copyDone: Promise<void> | null = null;
+  private copyFailure: Error | null = null;
+  private direct = false;
+  /** The direct batch so far, for a replay through staging. */
+  private kept: Buffer[] = [];
+  rows = 0;
+  bytes = 0;
+  committing: Promise<number> | null = null;
+
+  private constructor(
+    public client: pg.Client,
+    private readonly url: string,
+    private readonly skipForeignKeyTriggers: boolean,
+  ) {}
+
+  static async open(url: string, skipForeignKeyTriggers: boolean): Promise<Lane> {
+    return new Lane(await Lane.connect(url, skipForeignKeyTriggers), url, skipForeignKeyTriggers);
+  }
+
+  private static async connect(url: string, skipForeignKeyTriggers: boolean): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => {}); // a lane's errors surface through its COPY and queries
+    await client.connect();
+    await client.query(`SET work_mem = '32MB'`);
+    await client.query('SET synchronous_commit = off');
+    if (skipForeignKeyTriggers) await client.query('SET session_replication_role = replica');
+    await client.query(STAGING_DDL);
+    return client;
+  }
+
+  private startCopy(table: string): CopyStreamQuery {
+    const copy = this.client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN`));
+    this.copyFailure = null;
+    this.copyDone = new Promise((resolve, reject) => {
+      copy.on('finish', resolve);
+      copy.on('error', (error: Error) => {
+        this.copyFailure ??= error;
+        reject(error);
+      });
+    });
+    this.copyDone.catch(() => {}); // surfaced by commit()
+    return copy;
+  }
+
+  /** Queues COPY bytes; resolves once the socket has room again. */
+  async write(bytes: Buffer, path: Path): Promise<void> {
+    if (this.copy === null) {
+      this.direct = path.direct;
+      this.copy = this.startCopy(this.direct ? 'samples' : 'import_samples');
+    }
+    this.bytes += bytes.length;
+    if (this.direct) this.kept.push(bytes);
+    // A refused direct COPY is replayed from `kept` at commit; until then only keep.
+    if (this.copyFailure !== null) {
+      if (this.direct) return;
+      throw this.copyFailure;
+    }
+    const copy = this.copy;
+    if (copy.write(bytes) || copy.writableLength <= MAX_QUEUED_BYTES) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        copy.off('drain', done);
+        copy.off('error', done);
+        resolve();
+      };
+      copy.on('drain', done);
+      copy.on('error', done);
+    });
+    if (this.copyFailure !== null && !this.direct) throw this.copyFailure;
+  }
+
+  /** Ends the batch's COPY and commits it; resolves to the rows that were new. */
+  async commit(path: Path): Promise<number> {
+    if (this.copy === null) return 0;
+    const copy = this.copy;
+    this.copy = null;
+    this.rows = 0;
+    this.bytes = 0;
+    try {
+      if (this.copyFailure === null) copy.end();
+      await this.copyDone;
+      return this.direct ? copy.rowCount : await this.mergeStaged();
+    } catch (error) {
+      if (!this.direct || !REPLAYED_ERRORS.has((error as { code?: string }).code ?? '')) throw error;
+      // The export repeats a record. The refused COPY may still hold unsent bytes:
+      // drop its connection rather than reason about the stream's state, and
+      // replay the batch through staging on a fresh one.
+      path.direct = false;
+      await this.client.end().catch(() => {});
+      this.client = await Lane.connect(this.url, this.skipForeignKeyTriggers);
+      const replay = this.startCopy('import_samples');
+      for (const bytes of this.kept) replay.write(bytes);
+      replay.end();
+      await this.copyDone;
+      return await this.mergeStaged();
+    } finally {
+      this.kept = [];
+    }
+  }
+
+  private async mergeStaged(): Promise<number> {
+    const result = await this.client.query(MERGE_SQL);
+    await this.client.query('TRUNCATE import_samples');
+    return result.rowCount ?? 0;
+  }
+}
+
+export interface LoaderOptions {
+  /** Rows per committed batch (a batch also ends at 4 MB). */
+  batchRows: number;
+  /** The user had no samples when the import began: batches may take the direct path. */
+  userHasNoSamples: boolean;
+}
+
+export interface LoadTotals {
+  /** Rows handed to PostgreSQL. */
+  written: number;
+  /** Of those, rows that were not stored yet. */
+  inserted: number;
+}
+
+export class SampleLoader {
+  private readonly lanes: [Lane, Lane];
+  private active = 0;
+  private written = 0;
+  private inserted = 0;
+  private readonly path: Path;
+
+  private constructor(
+    lanes: [Lane, Lane],
+    private readonly options: LoaderOptions,
+  ) {
+    this.lanes = lanes;
+    this.path = { direct: options.userHasNoSamples };
+  }
+
+  static async open(url: string, probe: pg.Client, options: LoaderOptions): Promise<SampleLoader> {
+    const { rows } = await probe.query<{ may: boolean }>(MAY_SKIP_FK_TRIGGERS_SQL);
+    const skip = rows[0]?.may === true;
+    const lanes = await Promise.all([Lane.open(url, skip), Lane.open(url, skip)]);
+    return new SampleLoader(lanes as [Lane, Lane], options);
+  }
+
+  /** Hands COPY rows to PostgreSQL; commits and rotates lanes once a batch is full. */
+  async write(chunk: CopyChunk): Promise<void> {
+    const lane = this.lanes[this.active];
+    lane.rows += chunk.rows;
+    this.written += chunk.rows;
+    await lane.write(chunk.bytes, this.path);
+    if (lane.rows >= this.options.batchRows || lane.bytes >= BATCH_BYTES) await this.rotate();
+  }
+
+  private async rotate(): Promise<void> {
+    const lane = this.lanes[this.active];
+    lane.committing = lane.commit(this.path);
+    lane.committing.catch(() => {}); // awaited on the lane's next turn or in finish()
+    this.active = 1 - this.active;
+    const next = this.lanes[this.active];
+    if (next.committing) {
+      this.inserted += await next.committing;
+      next.committing = null;
+    }
+  }
+
+  async finish(): Promise<LoadTotals> {
+    const lane = this.lanes[this.active];
+    lane.committing = lane.commit(this.path);
+    for (const each of this.lanes) {
+      if (each.committing) this.inserted += await each.committing;
+      each.committing = null;
+    }
+    await Promise.all(this.lanes.map((each) => each.client.end()));
+    return { written: this.written, inserted: this.inserted };
+  }
+
+  /** Drops the connections: an unfinished COPY or merge is rolled back by the server. */
+  async abort(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.client.end().catch(() => {})));
+  }
+}

@@ -1,0 +1,68 @@
+// Who recorded a sample, and whom to believe when sources overlap.
+//
+// A `sources` row is (name, device). The name is export.xml's `sourceName`
+// (the app or the device's own name). The `device` attribute is a description
+// such as `<<HKDevice: 0x283f1c0f0>, name:Apple Watch, manufacturer:Apple
+// Inc., model:Watch, hardware:Watch6,1, software:10.1>` whose address changes
+// from record to record, so only its hardware model is kept (`Watch6,1`), or
+// its model or name when it has none.
+//
+// Daily statistics follow HealthKit's rule for overlapping sources: where
+// samples of a cumulative type overlap in time, only the highest-priority
+// source counts there. The default order is the Health app's own: Apple Watch
+// first, then iPhone, then every other app or device. `--source-priority`
+// names sources (by name) that go before all of these, in the order given.
+
+export interface SourceRef {
+  name: string;
+  device: string;
+}
+
+export const SOURCE_KEY_SEPARATOR = '\u0001';
+
+export function sourceKey(name: string, device: string): string {
+  return name + SOURCE_KEY_SEPARATOR + device;
+}
+
+function field(description: string, label: string): string | null {
+  const at = description.indexOf(label + ':');
+  if (at < 0) return null;
+  const from = at + label.length + 1;
+  // Fields are separated by ', ' (a hardware model itself holds a bare comma: Watch6,1).
+  let to = description.indexOf(', ', from);
+  if (to < 0) to = description.lastIndexOf('>');
+  if (to < from) to = description.length;
+  const value = description.slice(from, to).trim();
+  return value === '' ? null : value;
+}
+
+let lastDescription = '';
+let lastDevice = '';
+
+/** The stable part of an HKDevice description: hardware, else model, else name. */
+export function deviceOf(description: string | undefined): string {
+  if (description === undefined || description === '') return '';
+  // Consecutive records mostly share one HKDevice object, hence one description.
+  if (description === lastDescription) return lastDevice;
+  lastDescription = description;
+  lastDevice = field(description, 'hardware') ?? field(description, 'model') ?? field(description, 'name') ?? '';
+  return lastDevice;
+}
+
+const WATCH = 0;
+const PHONE = 1;
+const OTHER = 2;
+
+function defaultRank(source: SourceRef): number {
+  if (source.device.startsWith('Watch')) return WATCH;
+  if (source.device.startsWith('iPhone')) return PHONE;
+  if (source.device === '' && /\bWatch\b/.test(source.name)) return WATCH;
+  if (source.device === '' && /\biPhone\b/.test(source.name)) return PHONE;
+  return OTHER;
+}
+
+/** Priority for the daily aggregator (lower wins): named sources first, in order, then watch, phone, others. */
+export function sourcePriority(source: SourceRef, preferred: readonly string[]): number {
+  const named = preferred.indexOf(source.name);
+  return named >= 0 ? named : preferred.length + defaultRank(source);
+}

@@ -1,0 +1,54 @@
+// What the XML worker and the main thread say to each other. The main thread
+// reads export.xml and sends its text; the worker parses it into COPY rows
+// and other rows; the main thread owns the database. Plain data only:
+// everything crosses by structured clone.
+import type { ActivityRow } from './activity-rings.js';
+import type { CatalogEntries } from './catalog.js';
+import type { SettledDays } from './inline-aggregates.js';
+import type { ProfileRow } from './profile.js';
+import type { ReportSnapshot } from './report.js';
+import type { SourceRef } from './sources.js';
+import type { WorkoutRow } from './workouts.js';
+
+export interface XmlWorkerInput {
+  /** How messages name export.xml. */
+  label: string;
+  userId: string;
+  timeZone: string;
+  preferredSources: readonly string[];
+  /** The user had no samples before: compute daily buckets while streaming. */
+  firstImport: boolean;
+  /** The ids known when the import began. */
+  catalog: CatalogEntries;
+}
+
+export interface XmlSummary {
+  report: ReportSnapshot;
+  version: number | null;
+  exportedAtMs: number | null;
+  /** Elements read from export.xml. */
+  elements: number;
+  /** Types that received rows. */
+  typeIds: number[];
+  /** Types whose records came out of start order: their buckets need the read-back. */
+  outOfOrder: string[];
+}
+
+export type FromWorker =
+  | { kind: 'names'; id: number; identifiers: string[]; sources: SourceRef[] }
+  | { kind: 'rows'; bytes: Uint8Array; rows: number }
+  | { kind: 'workouts'; rows: WorkoutRow[] }
+  | { kind: 'activity'; rows: ActivityRow[] }
+  | { kind: 'profile'; row: ProfileRow; exportedAtMs: number | null }
+  | { kind: 'days'; settled: SettledDays[] }
+  /** A chunk of text is parsed: the main thread may send another. */
+  | { kind: 'parsed'; line: number; elements: number }
+  | { kind: 'warning'; line: string }
+  | { kind: 'done'; summary: XmlSummary }
+  | { kind: 'failed'; message: string; input: boolean };
+
+export type ToWorker =
+  | { kind: 'names'; id: number; entries: CatalogEntries }
+  | { kind: 'credit' }
+  | { kind: 'text'; text: string }
+  | { kind: 'end' };

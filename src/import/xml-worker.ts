@@ -1,0 +1,104 @@
+// The XML worker: parses export.xml text with saxes and turns it into COPY
+// rows, other rows and daily buckets, on a thread of its own; the main thread
+// inflates and decodes the file and drives PostgreSQL. Flow control both
+// ways: a chunk of text is acknowledged once parsed, and at most
+// ROWS_IN_FLIGHT chunks of rows wait on the main thread, so memory stays flat
+// whatever the export's size. A failure is posted as one message and ends it.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Catalog, type CatalogEntries } from './catalog.js';
+import { CopyRows } from './copy-rows.js';
+import { ImportInputError } from './errors.js';
+import { ExportReader } from './export-reader.js';
+import { InlineAggregates } from './inline-aggregates.js';
+import { ImportReport } from './report.js';
+import type { FromWorker, ToWorker, XmlWorkerInput } from './xml-messages.js';
+import { XmlIntake } from './xml-intake.js';
+
+const ROWS_IN_FLIGHT = 4;
+/** COPY text handed over in pieces at least this long. */
+const ROWS_CHUNK = 256 << 10;
+const TEXTS_PER_DAYS = 32;
+
+const input = workerData as XmlWorkerInput;
+const port = parentPort;
+if (port === null) throw new Error('xml-worker.js runs as a worker thread');
+const post = (message: FromWorker) => port.postMessage(message);
+
+const replies = new Map<number, (entries: CatalogEntries) => void>();
+let nextRequest = 0;
+let credits = ROWS_IN_FLIGHT;
+let creditGranted: (() => void) | null = null;
+
+const catalog = new Catalog(
+  (identifiers, sources) =>
+    new Promise((resolve) => {
+      const id = nextRequest++;
+      replies.set(id, resolve);
+      post({ kind: 'names', id, identifiers, sources });
+    }),
+  input.catalog,
+);
+const report = new ImportReport();
+const rows = new CopyRows(input.userId, catalog);
+const inline = input.firstImport ? new InlineAggregates(input.timeZone, input.preferredSources) : null;
+const intake = new XmlIntake(input.userId, input.label, rows, inline, report, post);
+const reader = new ExportReader(input.label, intake);
+let texts = 0;
+
+async function handOverRows(): Promise<void> {
+  const chunk = await rows.take();
+  if (chunk === null) return;
+  while (credits === 0) await new Promise<void>((resolve) => (creditGranted = resolve));
+  credits--;
+  post({ kind: 'rows', bytes: chunk.bytes, rows: chunk.rows });
+}
+
+async function parse(text: string): Promise<void> {
+  reader.write(text);
+  if (rows.size >= ROWS_CHUNK || rows.hasPending) await handOverRows();
+  intake.flushElements(false);
+  if (inline !== null && ++texts % TEXTS_PER_DAYS === 0) post({ kind: 'days', settled: inline.drain() });
+  post({ kind: 'parsed', line: reader.line, elements: intake.elements });
+}
+
+async function end(): Promise<void> {
+  reader.end();
+  await handOverRows();
+  intake.flushElements(true);
+  if (inline !== null) post({ kind: 'days', settled: inline.drain(true) });
+  post({
+    kind: 'done',
+    summary: {
+      report: report.snapshot(),
+      version: intake.version,
+      exportedAtMs: intake.exportedAtMs,
+      elements: intake.elements,
+      typeIds: [...rows.typeIds],
+      outOfOrder: inline === null ? [] : [...inline.outOfOrder],
+    },
+  });
+}
+
+let work = Promise.resolve();
+// The main thread terminates the worker once it has this.
+const fail = (error: unknown) => post({ kind: 'failed', message: error instanceof Error ? error.message : String(error), input: error instanceof ImportInputError });
+
+port.on('message', (message: ToWorker) => {
+  switch (message.kind) {
+    case 'names':
+      replies.get(message.id)?.(message.entries);
+      replies.delete(message.id);
+      return;
+    case 'credit':
+      credits++;
+      creditGranted?.();
+      creditGranted = null;
+      return;
+    case 'text':
+      work = work.then(() => parse(message.text)).catch(fail);
+      return;
+    case 'end':
+      work = work.then(end).catch(fail);
+      return;
+  }
+});

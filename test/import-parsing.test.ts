@@ -1,0 +1,378 @@
+// The importer's pure parts, with values worked out by hand: export dates,
+// name-based ids, devices and source priority, record/workout/ring/profile/
+// ECG/GPX conversion, the export.xml reader's shape rules and errors, the
+// in-stream daily buckets, COPY text, the report.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { convertActivitySummary, type ActivityRow } from '../src/import/activity-rings.js';
+import { durationSeconds, parseDayMs, parseExportDate, parseIsoInstant } from '../src/import/apple-dates.js';
+import { Catalog } from '../src/import/catalog.js';
+import { CopyRows } from '../src/import/copy-rows.js';
+import { convertEcg } from '../src/import/ecg.js';
+import { ImportInputError } from '../src/import/errors.js';
+import { ExportReader, type ExportHandler, type RawRecord, type RawWorkout } from '../src/import/export-reader.js';
+import { readGpx } from '../src/import/gpx.js';
+import { InlineAggregates } from '../src/import/inline-aggregates.js';
+import { convertMe } from '../src/import/profile.js';
+import { uuidV5 } from '../src/import/record-ids.js';
+import { RecordConverter, type SampleRow } from '../src/import/records.js';
+import { ImportReport } from '../src/import/report.js';
+import { deviceOf, sourcePriority } from '../src/import/sources.js';
+import { activityTypeName, convertWorkout, type WorkoutRow } from '../src/import/workouts.js';
+
+const USER = '5e1f3a2b-8c4d-4e6f-a7b8-9c0d1e2f3a4b';
+const Q = 'HKQuantityTypeIdentifier';
+const near = (actual: number | null | undefined, expected: number) => assert.ok(actual != null && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+
+test('export dates: offsets, DST, malformed text', () => {
+  assert.equal(parseExportDate('2024-03-10 01:30:00 -0500'), Date.UTC(2024, 2, 10, 6, 30));
+  assert.equal(parseExportDate('2024-03-10 03:30:00 -0400'), Date.UTC(2024, 2, 10, 7, 30));
+  // Same day prefix, other offset: the cached day must not leak the offset.
+  assert.equal(parseExportDate('2024-03-10 03:30:00 +0530'), Date.UTC(2024, 2, 9, 22, 0));
+  assert.equal(parseExportDate('2024-02-29 12:00:00 +0000'), Date.UTC(2024, 1, 29, 12));
+  for (const bad of ['2023-02-29 12:00:00 +0000', '2024-13-01 00:00:00 +0000', '2024-03-10 24:00:00 +0000', '2024-03-10 01:30:00 0500', '2024-03-10T01:30:00 -0500', '2024-03-10 01:30 -0500', '']) {
+    assert.ok(Number.isNaN(parseExportDate(bad)), bad);
+  }
+  assert.equal(parseDayMs('1990-05-17'), Date.UTC(1990, 4, 17));
+  assert.ok(Number.isNaN(parseDayMs('1990-02-30')));
+  assert.equal(parseIsoInstant('2024-03-10T12:00:00Z'), Date.UTC(2024, 2, 10, 12));
+  assert.ok(Number.isNaN(parseIsoInstant('yesterday')));
+  assert.equal(durationSeconds('30', 'min'), 1800);
+  assert.equal(durationSeconds('1.5', undefined), 90);
+  assert.equal(durationSeconds('2', 'fortnights'), null);
+});
+
+test('uuid v5 matches RFC 4122 (www.example.com in the DNS namespace), and record ids ignore the offset they were written in', () => {
+  assert.equal(uuidV5('www.example.com', Buffer.from('6ba7b8109dad11d180b400c04fd430c8', 'hex')), '2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  const converter = new RecordConverter(USER);
+  const record = (start: string, end: string): RawRecord => ({
+    attrs: { type: `${Q}StepCount`, sourceName: 'Phone', unit: 'count', value: '10', creationDate: end, startDate: start, endDate: end },
+    metadata: null,
+    beats: null,
+    line: 1,
+  });
+  const newYork = converter.convert(record('2024-03-10 10:00:00 -0400', '2024-03-10 10:05:00 -0400')) as SampleRow;
+  const berlin = converter.convert(record('2024-03-10 15:00:00 +0100', '2024-03-10 15:05:00 +0100')) as SampleRow;
+  assert.match(newYork.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(newYork.uuid, berlin.uuid);
+  const otherUser = new RecordConverter('11111111-1111-4111-8111-111111111111').convert(record('2024-03-10 10:00:00 -0400', '2024-03-10 10:05:00 -0400')) as SampleRow;
+  assert.notEqual(otherUser.uuid, newYork.uuid);
+});
+
+test('devices keep their stable part; priority: named sources, then watch, phone, others', () => {
+  assert.equal(deviceOf('<<HKDevice: 0x283f1c0f0>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.3>'), 'Watch6,1');
+  assert.equal(deviceOf('<<HKDevice: 0x1>, name:Polar H10, manufacturer:Polar, model:H10, firmware:5.0>'), 'H10');
+  assert.equal(deviceOf('<<HKDevice: 0x1>, name:Scale>'), 'Scale');
+  assert.equal(deviceOf(undefined), '');
+  const watch = { name: 'Alex’s Apple Watch', device: 'Watch6,1' };
+  const phone = { name: 'Alex’s iPhone', device: 'iPhone14,2' };
+  const app = { name: 'Pedometer++', device: '' };
+  assert.deepEqual([watch, phone, app].map((s) => sourcePriority(s, [])), [0, 1, 2]);
+  assert.deepEqual([watch, phone, app].map((s) => sourcePriority(s, ['Pedometer++'])), [1, 2, 0]);
+  assert.equal(sourcePriority({ name: 'My Apple Watch', device: '' }, []), 0);
+});
+
+function raw(type: string, unit: string | undefined, value: string, extra: Partial<RawRecord> = {}): RawRecord {
+  return {
+    attrs: { type, sourceName: 'S', unit: unit as string, value, startDate: '2024-01-01 10:00:00 +0000', endDate: '2024-01-01 10:01:00 +0000' },
+    metadata: null,
+    beats: null,
+    line: 7,
+    ...extra,
+  };
+}
+
+test('records: units to canonical, category names to integers, skip reasons', () => {
+  const c = new RecordConverter(USER);
+  const value = (r: RawRecord) => (c.convert(r) as SampleRow).value;
+  near(value(raw(`${Q}DistanceWalkingRunning`, 'km', '2.5')), 2500);
+  near(value(raw(`${Q}DistanceWalkingRunning`, 'mi', '1')), 1609.344);
+  near(value(raw(`${Q}BodyMass`, 'lb', '200')), 90.718474);
+  near(value(raw(`${Q}BodyTemperature`, 'degF', '212')), 100);
+  near(value(raw(`${Q}ActiveEnergyBurned`, 'kJ', '4.184')), 1);
+  near(value(raw(`${Q}OxygenSaturation`, '%', '0.96')), 0.96);
+  // 5.5 mmol/L of glucose (180.156 g/mol) = 5.5 × 180.156 / 10 mg/dL.
+  near(value(raw(`${Q}BloodGlucose`, 'mmol<180.156>/L', '5.5')), 99.0858);
+  const sleep = (name: string) => value(raw('HKCategoryTypeIdentifierSleepAnalysis', undefined, `HKCategoryValueSleepAnalysis${name}`));
+  assert.deepEqual(['InBed', 'AsleepUnspecified', 'Awake', 'AsleepCore', 'AsleepDeep', 'AsleepREM', 'Asleep'].map(sleep), [0, 1, 2, 3, 4, 5, 1]);
+  assert.equal(value(raw('HKCategoryTypeIdentifierMoodChanges', undefined, 'HKCategoryValuePresenceNotPresent')), 1);
+  assert.equal(value(raw('HKCategoryTypeIdentifierMoodChanges', undefined, 'HKCategoryValuePresencePresent')), 0);
+  assert.equal(value(raw('HKCategoryTypeIdentifierHeadache', undefined, 'HKCategoryValueSeverityModerate')), 3);
+  assert.equal(value(raw('HKCategoryTypeIdentifierMindfulSession', undefined, 'HKCategoryValueNotApplicable')), 0);
+  assert.equal(value(raw('HKCategoryTypeIdentifierAppleStandHour', undefined, '1')), 1);
+
+  assert.equal(c.convert(raw(`${Q}BodyMass`, 'furlong', '3')), 'unit "furlong" cannot be converted to kg');
+  assert.equal(c.convert(raw(`${Q}StepCount`, 'count', 'many')), 'value is not a number');
+  assert.equal(c.convert(raw(`${Q}StepCount`, 'count', '')), 'value is not a number');
+  assert.equal(c.convert(raw('HKDataTypeSleepDurationGoal', 'hr', '8')), 'type not in the registry');
+  assert.equal(c.convert(raw('HKWorkoutTypeIdentifier', undefined, '1')), 'a workout is not a sample');
+  assert.equal(c.convert(raw('HKCategoryTypeIdentifierSleepAnalysis', undefined, 'HKCategoryValueSleepAnalysisDreaming')), 'category value "HKCategoryValueSleepAnalysisDreaming" unknown');
+  const backwards = raw(`${Q}StepCount`, 'count', '1');
+  backwards.attrs.endDate = '2024-01-01 09:00:00 +0000';
+  assert.equal(c.convert(backwards), 'ends before it starts');
+
+  const withBeats = c.convert(raw(`${Q}HeartRateVariabilitySDNN`, 'ms', '40', { metadata: { HKAlgorithmVersion: '2' }, beats: [{ bpm: '61', time: '7:00:01.5 AM' }] })) as SampleRow;
+  assert.deepEqual(JSON.parse(withBeats.metadata as string), { HKAlgorithmVersion: '2', instantaneousBeatsPerMinute: [{ bpm: 61, time: '7:00:01.5 AM' }] });
+  assert.equal((c.convert(raw(`${Q}StepCount`, 'count', '3')) as SampleRow).metadata, null);
+});
+
+function workout(attrs: Record<string, string>, parts: Partial<RawWorkout> = {}): RawWorkout {
+  return {
+    attrs: { sourceName: 'W', startDate: '2024-01-01 10:00:00 +0000', endDate: '2024-01-01 11:00:00 +0000', ...attrs },
+    metadata: null,
+    events: [],
+    statistics: [],
+    routes: [],
+    activities: [],
+    line: 3,
+    ...parts,
+  };
+}
+
+test('workouts: statistics in canonical units, legacy totals, events, activities, inline routes', () => {
+  assert.equal(activityTypeName('HKWorkoutActivityTypeTraditionalStrengthTraining'), 'traditionalStrengthTraining');
+  const run = convertWorkout(
+    workout(
+      { workoutActivityType: 'HKWorkoutActivityTypeRunning', duration: '60', durationUnit: 'min' },
+      {
+        statistics: [
+          { type: `${Q}DistanceWalkingRunning`, sum: '10', unit: 'km' },
+          { type: `${Q}ActiveEnergyBurned`, sum: '2092', unit: 'kJ' },
+          { type: `${Q}HeartRate`, average: '150', minimum: '100', maximum: '180', unit: 'count/min' },
+          { type: 'HKQuantityTypeIdentifierNope', sum: '1', unit: 'm' },
+        ],
+        events: [{ attrs: { type: 'HKWorkoutEventTypePause', date: '2024-01-01 10:30:00 +0000', duration: '2', durationUnit: 'min' }, metadata: null }],
+        activities: [{ attrs: { uuid: 'ABC', startDate: '2024-01-01 10:00:00 +0000', endDate: '2024-01-01 11:00:00 +0000' }, metadata: null, events: [], statistics: [] }],
+      },
+    ),
+    USER,
+  ) as WorkoutRow;
+  assert.equal(run.activityType, 'running');
+  assert.equal(run.durationS, 3600);
+  assert.equal(run.distanceM, 10_000);
+  near(run.energyKcal, 500);
+  assert.deepEqual(JSON.parse(run.statistics)[`${Q}HeartRate`], { min: 100, avg: 150, max: 180 });
+  assert.equal(JSON.parse(run.statistics)['HKQuantityTypeIdentifierNope'], undefined);
+  const halfHour = Date.UTC(2024, 0, 1, 10, 30);
+  assert.deepEqual(JSON.parse(run.events), [{ type: 'pause', start: halfHour, end: halfHour + 120_000 }]);
+  assert.deepEqual(JSON.parse(run.activities), [], 'one activity spanning the workout is no multisport segment');
+
+  const ride = convertWorkout(
+    workout(
+      { workoutActivityType: 'HKWorkoutActivityTypeCycling', totalDistance: '12.5', totalDistanceUnit: 'mi', totalEnergyBurned: '400', totalEnergyBurnedUnit: 'Cal' },
+      {
+        routes: [
+          {
+            attrs: {},
+            metadata: null,
+            files: ['/workout-routes/route_1.gpx'],
+            locations: [
+              { date: '2024-01-01 10:10:00 +0000', latitude: '1', longitude: '2', altitude: '3' },
+              { date: '2024-01-01 10:05:00 +0000', latitude: '4', longitude: '5' },
+              { date: 'garbage', latitude: '6', longitude: '7' },
+            ],
+          },
+        ],
+      },
+    ),
+    USER,
+  ) as WorkoutRow;
+  near(ride.distanceM, 12.5 * 1609.344);
+  assert.equal(ride.energyKcal, 400);
+  assert.equal(ride.durationS, 3600, 'no duration attribute: the span');
+  assert.deepEqual(Object.keys(JSON.parse(ride.statistics)).sort(), [`${Q}ActiveEnergyBurned`, `${Q}DistanceCycling`]);
+  assert.deepEqual(ride.routeFiles, ['/workout-routes/route_1.gpx']);
+  assert.deepEqual(ride.inlineRoute, {
+    timesMs: [Date.UTC(2024, 0, 1, 10, 5), Date.UTC(2024, 0, 1, 10, 10)],
+    latitudes: [4, 1],
+    longitudes: [5, 2],
+    altitudesM: [null, 3],
+  });
+  assert.equal(convertWorkout(workout({ workoutActivityType: 'X', endDate: '2024-01-01 09:00:00 +0000' }), USER), 'ends before it starts');
+});
+
+test('rings: move mode from the goals, units, the older appleMoveMinutes spelling, absent rings null', () => {
+  const energy = convertActivitySummary({ dateComponents: '2024-01-01', activeEnergyBurned: '418.4', activeEnergyBurnedGoal: '2092', activeEnergyBurnedUnit: 'kJ', appleMoveTime: '0', appleMoveTimeGoal: '0' }) as ActivityRow;
+  assert.equal(energy.moveMode, 1);
+  near(energy.moveKcal, 100);
+  near(energy.moveGoalKcal, 500);
+  assert.equal(energy.moveTimeMin, null);
+  assert.equal(energy.exerciseMin, null);
+  const moveTime = convertActivitySummary({ dateComponents: '2024-01-02', activeEnergyBurned: '120', activeEnergyBurnedGoal: '0', appleMoveMinutes: '25', appleMoveMinutesGoal: '30' }) as ActivityRow;
+  assert.deepEqual([moveTime.moveMode, moveTime.moveTimeMin, moveTime.moveTimeGoalMin, moveTime.moveKcal], [2, 25, 30, 120]);
+  assert.equal(convertActivitySummary({ dateComponents: '2024-02-30' }), 'dateComponents is not a day');
+});
+
+test('profile from Me: date of birth at UTC midnight, sex, unset values null', () => {
+  assert.deepEqual(convertMe({ HKCharacteristicTypeIdentifierDateOfBirth: '1990-05-17', HKCharacteristicTypeIdentifierBiologicalSex: 'HKBiologicalSexMale' }), {
+    dateOfBirthMs: Date.UTC(1990, 4, 17),
+    biologicalSex: 'male',
+  });
+  assert.deepEqual(convertMe({ HKCharacteristicTypeIdentifierDateOfBirth: '', HKCharacteristicTypeIdentifierBiologicalSex: 'HKBiologicalSexNotSet' }), {
+    dateOfBirthMs: null,
+    biologicalSex: null,
+  });
+});
+
+test('ECG csv: header, locale decimal commas, span from rate and count', () => {
+  const csv = ['Name,Someone', 'Date of Birth,"Jan 1, 1990"', 'Recorded Date,2024-05-01 08:00:00 +0200', 'Classification,Atrial Fibrillation', 'Symptoms,', 'Device,"Watch7,1"', 'Sample Rate,512,000 Hertz', 'Lead,Lead I', 'Unit,µV', '', '-265,868', '12,5', '3'].join('\r\n');
+  const row = convertEcg(csv, USER) as SampleRow;
+  assert.equal(row.startMs, Date.UTC(2024, 4, 1, 6));
+  assert.equal(row.endMs - row.startMs, Math.round((3 / 512) * 1000));
+  assert.equal(row.device, 'Watch7,1');
+  assert.equal(row.sourceName, 'ECG');
+  const metadata = JSON.parse(row.metadata as string);
+  assert.deepEqual(metadata.voltageMeasurements, [-265.868, 12.5, 3]);
+  assert.equal(metadata.classification, 'Atrial Fibrillation');
+  assert.equal(metadata.symptoms, null);
+  assert.equal(metadata.averageHeartRate, null);
+  assert.equal(convertEcg('Name,x\n1\n2\n', USER), 'no Recorded Date line: not an ECG export');
+});
+
+test('GPX: points in time order, elevation optional; malformed GPX names its line', async () => {
+  const gpx = `<?xml version="1.0"?>\n<gpx><trk><trkseg>
+<trkpt lat="1.5" lon="2.5"><ele>10</ele><time>2024-01-01T10:00:02Z</time></trkpt>
+<trkpt lat="1" lon="2"><time>2024-01-01T10:00:01Z</time></trkpt>
+<trkpt lat="9" lon="9"><ele>1</ele></trkpt>
+</trkseg></trk></gpx>`;
+  assert.deepEqual(await readGpx('r.gpx', Readable.from([Buffer.from(gpx)])), {
+    timesMs: [Date.UTC(2024, 0, 1, 10, 0, 1), Date.UTC(2024, 0, 1, 10, 0, 2)],
+    latitudes: [1, 1.5],
+    longitudes: [2, 2.5],
+    altitudesM: [null, 10],
+  });
+  await assert.rejects(readGpx('bad.gpx', Readable.from([Buffer.from('<gpx>\n<trk>\n</gpx>')])), (error: Error) => error instanceof ImportInputError && /^bad\.gpx line 3: malformed XML/.test(error.message));
+});
+
+function collect(): { handler: ExportHandler; records: RawRecord[]; workouts: RawWorkout[]; seen: string[] } {
+  const records: RawRecord[] = [];
+  const workouts: RawWorkout[] = [];
+  const seen: string[] = [];
+  return {
+    records,
+    workouts,
+    seen,
+    handler: {
+      exportVersion: (v) => seen.push(`version ${v}`),
+      exportDate: (value) => seen.push(`date ${value}`),
+      me: () => seen.push('me'),
+      record: (r) => records.push(r),
+      correlation: () => seen.push('correlation'),
+      workout: (w) => workouts.push(w),
+      activitySummary: () => seen.push('summary'),
+      other: (name) => seen.push(`other ${name}`),
+    },
+  };
+}
+
+test('export.xml reader: top-level elements, correlation children not repeated, workout children in place', () => {
+  const { handler, records, workouts, seen } = collect();
+  const reader = new ExportReader('export.xml', handler);
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE HealthData [
+<!-- HealthKit Export Version: 11 -->
+<!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary)*)>
+]>
+<HealthData locale="en_US">
+ <ExportDate value="2024-01-01 00:00:00 +0000"/>
+ <Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
+ <Record type="A" value="1">
+  <MetadataEntry key="k" value="v &amp; w"/>
+ </Record>
+ <Correlation type="C"><Record type="B" value="2"/></Correlation>
+ <Workout workoutActivityType="W">
+  <WorkoutEvent type="E" date="d"><MetadataEntry key="ek" value="ev"/></WorkoutEvent>
+  <WorkoutActivity uuid="u"><WorkoutStatistics type="S1"/><WorkoutEvent type="E2" date="d"/></WorkoutActivity>
+  <WorkoutStatistics type="S2"/>
+  <WorkoutRoute><FileReference path="/workout-routes/r.gpx"/><Location date="d" latitude="1" longitude="2"/></WorkoutRoute>
+ </Workout>
+ <ActivitySummary dateComponents="2024-01-01"/>
+ <Audiogram type="x"><SensitivityPoint frequencyValue="1"/></Audiogram>
+</HealthData>
+`;
+  // Fed in small pieces, as a stream arrives.
+  for (let i = 0; i < xml.length; i += 7) reader.write(xml.slice(i, i + 7));
+  reader.end();
+  assert.deepEqual(seen, ['version 11', 'date 2024-01-01 00:00:00 +0000', 'me', 'correlation', 'summary', 'other Audiogram']);
+  assert.deepEqual(records.map((r) => [r.attrs.type, r.metadata, r.line]), [['A', { k: 'v & w' }, 9]]);
+  const [w] = workouts;
+  assert.equal(w.events.length, 1);
+  assert.deepEqual(w.events[0].metadata, { ek: 'ev' });
+  assert.deepEqual(w.activities[0].statistics.map((s) => s.type), ['S1']);
+  assert.deepEqual(w.activities[0].events.map((e) => e.attrs.type), ['E2']);
+  assert.deepEqual(w.statistics.map((s) => s.type), ['S2']);
+  assert.deepEqual(w.routes[0].files, ['/workout-routes/r.gpx']);
+  assert.equal(w.routes[0].locations.length, 1);
+});
+
+test('export.xml reader: malformed XML and a foreign root name the file and line', () => {
+  const broken = new ExportReader('export.xml', collect().handler);
+  assert.throws(
+    () => broken.write('<HealthData>\n <Record type="A"/>\n <Record type="B"></Workout>\n'),
+    (error: Error) => error instanceof ImportInputError && /^export\.xml line 3, column \d+: malformed XML: /.test(error.message),
+  );
+  const truncated = new ExportReader('export.xml', collect().handler);
+  truncated.write('<HealthData>\n <Record type="A"/>\n');
+  assert.throws(() => truncated.end(), (error: Error) => error instanceof ImportInputError && /^export\.xml line 3/.test(error.message));
+  assert.throws(() => new ExportReader('x.xml', collect().handler).write('<gpx>'), /x\.xml line 1: the root element is <gpx>/);
+});
+
+test('in-stream buckets: by hand, with repeats counted once and a type out of order handed to the read-back', () => {
+  const inline = new InlineAggregates('UTC', []);
+  const row = (identifier: string, uuid: string, start: number, end: number, value: number, sourceName: string, device: string): SampleRow => ({
+    uuid,
+    identifier,
+    startMs: start,
+    endMs: end,
+    value,
+    sourceName,
+    device,
+    metadata: null,
+  });
+  const t0 = Date.UTC(2024, 0, 1, 10);
+  const MIN = 60_000;
+  // Watch 0–30 min 300 steps (twice: the same record), phone 15–45 min 90 steps (half covered → 45).
+  inline.add(row(`${Q}StepCount`, 'a', t0, t0 + 30 * MIN, 300, 'W', 'Watch6,1'));
+  inline.add(row(`${Q}StepCount`, 'a', t0, t0 + 30 * MIN, 300, 'W', 'Watch6,1'));
+  inline.add(row(`${Q}StepCount`, 'b', t0 + 15 * MIN, t0 + 45 * MIN, 90, 'P', 'iPhone14,2'));
+  inline.add(row(`${Q}HeartRate`, 'c', t0 + MIN, t0 + MIN, 60, 'W', 'Watch6,1'));
+  inline.add(row(`${Q}HeartRate`, 'd', t0, t0, 80, 'W', 'Watch6,1')); // earlier than the one before
+  inline.add(row('HKCategoryTypeIdentifierSleepAnalysis', 'e', t0, t0 + MIN, 3, 'W', 'Watch6,1'));
+  assert.deepEqual(inline.drain(true), [{ identifier: `${Q}StepCount`, buckets: [{ day: '2024-01-01', sum: 345, avg: null, min: null, max: null }] }]);
+  assert.deepEqual([...inline.outOfOrder], [`${Q}HeartRate`]);
+});
+
+test('COPY rows: backslashes escaped, rows waiting on new names resolved before they go', async () => {
+  const asked: string[] = [];
+  const catalog = new Catalog(async (identifiers, sources) => {
+    asked.push(...identifiers, ...sources.map((s) => `${s.name}/${s.device}`));
+    return { types: identifiers.map((identifier) => [identifier, 7]), sources: sources.map((s) => ({ ...s, sourceId: 9 })) };
+  });
+  const rows = new CopyRows(USER, catalog);
+  rows.add({ uuid: 'u1', identifier: `${Q}StepCount`, startMs: 1, endMs: 2, value: 3, sourceName: 'S', device: 'D', metadata: '{"path":"C:\\\\x"}' });
+  rows.add({ uuid: 'u2', identifier: 'HKDataTypeIdentifierElectrocardiogram', startMs: 4, endMs: 5, value: null, sourceName: 'S', device: 'D', metadata: null });
+  assert.equal(rows.hasPending, true);
+  const chunk = await rows.take();
+  assert.deepEqual(asked, ['HKDataTypeIdentifierElectrocardiogram', `${Q}StepCount`, 'S/D']);
+  assert.equal(chunk?.rows, 2);
+  assert.equal(chunk?.bytes.toString(), `${USER}\tu1\t7\t1\t2\t3\t9\t{"path":"C:\\\\\\\\x"}\n${USER}\tu2\t7\t4\t5\t\\N\t9\t\\N\n`);
+  assert.deepEqual([...rows.typeIds], [7]);
+  assert.equal(await rows.take(), null);
+});
+
+test('report: per type, skip reasons counted, first of each kind flagged, snapshots add up', () => {
+  const report = new ImportReport();
+  report.took('B');
+  assert.equal(report.skip('A', 'bad unit'), true);
+  assert.equal(report.skip('A', 'bad unit'), false);
+  const other = new ImportReport();
+  other.took('A', 2);
+  other.skip('A', 'bad date');
+  report.absorb(other.snapshot());
+  assert.deepEqual(report.lines(), [
+    'type      records    skipped',
+    'A               2          3  (bad unit: 2; bad date: 1)',
+    'B               1          0',
+  ]);
+});
