@@ -119,6 +119,8 @@ describe('/v1/metrics/latest', () => {
     const ok = await server.getJson(`/v1/metrics/latest?types=${fifty.join(',')}`);
     assert.equal(ok.status, 200);
     await expect400(`/v1/metrics/latest?types=${quantities.slice(0, 51).join(',')}`, /50/);
+    // The cap counts the list as sent: 51 copies of one identifier are still 51.
+    await expect400(`/v1/metrics/latest?types=${Array(51).fill(quantities[0]).join(',')}`, /50/);
   });
 
   test('refusals: unknown, non-quantity, missing, empty', async () => {

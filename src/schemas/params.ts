@@ -45,9 +45,10 @@ function stringValue(name: string, raw: string, schema: TSchema): string {
 function listValue(name: string, raw: string, schema: TSchema): string[] {
   const items = raw.split(',').map((item) => item.trim());
   if (items.some((item) => item === '')) throw errors.badRequest(`${name} must be a comma-separated list without empty entries`);
-  const unique = [...new Set(items)];
+  // The cap counts what was sent ("a types list holds at most 50"), repeats included.
   const maxItems = schema.maxItems as number | undefined;
-  if (maxItems !== undefined && unique.length > maxItems) throw errors.badRequest(`${name} must name at most ${maxItems} identifiers`);
+  if (maxItems !== undefined && items.length > maxItems) throw errors.badRequest(`${name} must name at most ${maxItems} identifiers`);
+  const unique = [...new Set(items)];
   const itemSchema = schema.items as TSchema;
   return unique.map((item) => stringValue(name, item, itemSchema));
 }
