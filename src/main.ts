@@ -135,7 +135,8 @@ async function main(): Promise<void> {
       freshMs: config.limits.catalogFreshMs,
       staleMs: config.limits.catalogStaleMs,
       maxUsers: 10_000,
-      compute: (user) => computeCatalog(pool, user, config.timeZone),
+      // Kept serialized: a warm hit then costs no JSON.stringify (45 % of that route's profile).
+      compute: (user) => computeCatalog(pool, user, config.timeZone).then((types) => JSON.stringify({ types })),
       onRefreshError: (error) => log.error('catalog refresh failed', describeError(error)),
     }),
     shutdownSignal: shutdown.signal,

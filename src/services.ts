@@ -5,7 +5,6 @@ import type { Piscina } from 'piscina';
 import type { Config } from './config.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { HealthProbe } from './health.js';
-import type { CatalogTypeT } from './schemas/resources.js';
 
 export interface ResolvedConfig extends Config {
   apiToken: string;
@@ -20,7 +19,8 @@ export interface Services {
   exportPool: pg.Pool;
   workers: Piscina;
   health: HealthProbe;
-  catalog: CatalogCache<CatalogTypeT[]>;
+  /** Per-user catalog, kept as the serialized `{types}` body. */
+  catalog: CatalogCache<string>;
   /** Set when the server is shutting down. */
   shutdownSignal: AbortSignal;
 }

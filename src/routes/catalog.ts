@@ -6,7 +6,7 @@ import { dayStartMs } from '../core/local-days.js';
 import { kindOfIdentifier, unitOf } from '../core/registry.js';
 import { catalogRows } from '../db/queries/catalog.js';
 import { CatalogResponse, type CatalogTypeT } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { defineRoute } from './route.js';
 
 const minOf = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
 const maxOf = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.max(a, b));
@@ -43,6 +43,6 @@ export const catalogRoute = defineRoute({
   params: Type.Object({}),
   responses: [{ status: 200, description: 'The catalog.', schema: CatalogResponse }],
   async handler({ services, userId }) {
-    return json({ types: await services.catalog.get(userId) });
+    return { kind: 'text', contentType: 'application/json', body: await services.catalog.get(userId) };
   },
 });
