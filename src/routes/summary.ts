@@ -3,25 +3,11 @@
 // indexed queries); a worker thread builds the numbers and the page
 // (src/core/summary.ts), the sleep samples moved to it as typed arrays.
 import { Type } from '@sinclair/typebox';
-import { daysSpanMs, lastNDays } from '../core/local-days.js';
-import { typeInfo } from '../core/registry.js';
-import { SLEEP_SESSION_GAP_MS } from '../core/sleep-nights.js';
-import { SUMMARY_RANGES, SUMMARY_TYPES, type Summary, type SummaryInput, type SummaryRange } from '../core/summary.js';
-import { activityDays } from '../db/queries/activity.js';
-import { dailyValues, latestSamples, type DailyRequestType } from '../db/queries/metrics.js';
-import { sleepReadStart, sleepSamples } from '../db/queries/sleep.js';
-import { summaryHeader, summaryWorkouts } from '../db/queries/summary.js';
+import { SUMMARY_RANGES, type Summary, type SummaryRange } from '../core/summary.js';
+import { readSummaryInput } from '../db/queries/summary.js';
 import { Enum } from '../schemas/common.js';
 import { Summary as SummarySchema } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-
-const DAILY_TYPES: DailyRequestType[] = [SUMMARY_TYPES.steps, SUMMARY_TYPES.activeEnergy, SUMMARY_TYPES.exercise, SUMMARY_TYPES.restingHeartRate, SUMMARY_TYPES.hrvSDNN].map(
-  (identifier) => {
-    const info = typeInfo(identifier);
-    return { identifier, cumulative: info?.kind === 'quantity' && info.aggregation === 'cumulative' };
-  },
-);
-const MAX_DAILY_ROWS = DAILY_TYPES.length * Math.max(...Object.values(SUMMARY_RANGES));
 
 export const summaryRoute = defineRoute({
   operationId: 'getSummary',
@@ -49,39 +35,7 @@ export const summaryRoute = defineRoute({
     { status: 200, description: 'The Summary object (format=json).', schema: SummarySchema },
   ],
   async handler({ query, services, userId }) {
-    const { pool, config } = services;
-    const timeZone = config.timeZone;
-    const generatedAt = Date.now();
-    const days = lastNDays(SUMMARY_RANGES[query.range], timeZone, generatedAt);
-    const firstDay = days[0];
-    const lastDay = days[days.length - 1];
-    const window = daysSpanMs(firstDay, lastDay, timeZone);
-
-    const [header, daily, rings, workouts, latestBody, sleep] = await Promise.all([
-      summaryHeader(pool, userId),
-      dailyValues(pool, userId, DAILY_TYPES, firstDay, lastDay, MAX_DAILY_ROWS, 0),
-      activityDays(pool, userId, firstDay, lastDay),
-      summaryWorkouts(pool, userId, window.startMs, window.endMs),
-      latestSamples(pool, userId, [SUMMARY_TYPES.weight, SUMMARY_TYPES.bodyFat]),
-      sleepReadStart(pool, userId, window.startMs).then((from) => sleepSamples(pool, userId, from, window.endMs + SLEEP_SESSION_GAP_MS)),
-    ]);
-
-    const column = (pick: (s: (typeof sleep)[number]) => number | null) => Float64Array.from(sleep, (s) => pick(s) ?? NaN);
-    const input: SummaryInput = {
-      userId,
-      name: header.name,
-      range: query.range,
-      days,
-      timeZone,
-      generatedAt,
-      daily,
-      rings,
-      sleep: { startMs: column((s) => s.startMs), endMs: column((s) => s.endMs), value: column((s) => s.value), sourceId: column((s) => s.sourceId) },
-      sleepWindow: window,
-      workouts,
-      latestBody,
-      lastSync: header.lastSync,
-    };
+    const input = await readSummaryInput(services.pool, userId, services.config.timeZone, query.range);
     const transferList = Object.values(input.sleep).map((array: Float64Array) => array.buffer as ArrayBuffer);
     const result: { summary: Summary; markdown: string | null } = await services.workers.run(
       { input, markdown: query.format === 'markdown' },
