@@ -10,6 +10,7 @@ import QueryStream from 'pg-query-stream';
 import { SLEEP_ANALYSIS } from '../../core/registry.js';
 import { DAILY_METRICS_SQL, type DailyRequestType } from './metrics.js';
 import { SAMPLE_TYPE_ID_SQL } from './samples.js';
+import { SLEEP_SAMPLES_SQL } from './sleep.js';
 import { WORKOUT_SUMMARY_COLUMNS } from './workouts.js';
 
 /** First key of the export-slot advisory locks (ASCII "heal"); the second is the slot number. */
@@ -89,16 +90,7 @@ export function workoutsCursor(client: pg.ClientBase, userId: string, start: num
 
 /** Rows [startMs, endMs, value, sourceId] of sleep analysis starting in [fromMs, toMs), by start then uuid. */
 export function sleepSamplesCursor(client: pg.ClientBase, userId: string, fromMs: number, toMs: number): RowCursor {
-  return cursor(
-    client,
-    `SELECT s.start_ms, s.end_ms, s.value, coalesce(s.source_id, 0)
-     FROM samples s
-     WHERE s.user_id = $1
-       AND s.type_id = (SELECT type_id FROM sample_types WHERE identifier = $2)
-       AND s.start_ms >= $3 AND s.start_ms < $4
-     ORDER BY s.start_ms, s.uuid`,
-    [userId, SLEEP_ANALYSIS, fromMs, toMs],
-  );
+  return cursor(client, SLEEP_SAMPLES_SQL, [userId, SLEEP_ANALYSIS, fromMs, toMs]);
 }
 
 /** Rows [date, moveKcal, …, moveTimeGoalMin] in the order of the activity columns, ascending by day. */

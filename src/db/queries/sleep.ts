@@ -13,19 +13,21 @@ const INITIAL_LOOKBACK_MS = 48 * HOUR_MS;
 export const LONGEST_SAMPLE_MS = 24 * HOUR_MS;
 
 /**
- * Sleep samples starting in [fromMs, toMs), by start then uuid. A sample with
- * no source reads as source 0 (identity ids start at 1): one unknown source.
+ * Sleep samples starting in [$3, $4), by start then uuid, as startMs, endMs,
+ * value, sourceId (also the sleep export's cursor). $1 user, $2 the sleep
+ * identifier. A sample with no source reads as source 0 (identity ids start
+ * at 1): one unknown source.
  */
+export const SLEEP_SAMPLES_SQL = `
+  SELECT s.start_ms AS "startMs", s.end_ms AS "endMs", s.value, coalesce(s.source_id, 0) AS "sourceId"
+  FROM samples s
+  WHERE s.user_id = $1
+    AND s.type_id = (SELECT type_id FROM sample_types WHERE identifier = $2)
+    AND s.start_ms >= $3 AND s.start_ms < $4
+  ORDER BY s.start_ms, s.uuid`;
+
 export async function sleepSamples(pool: pg.Pool, userId: string, fromMs: number, toMs: number): Promise<SleepSample[]> {
-  const { rows } = await pool.query<SleepSample>(
-    `SELECT s.start_ms AS "startMs", s.end_ms AS "endMs", s.value, coalesce(s.source_id, 0) AS "sourceId"
-     FROM samples s
-     WHERE s.user_id = $1
-       AND s.type_id = (SELECT type_id FROM sample_types WHERE identifier = $2)
-       AND s.start_ms >= $3 AND s.start_ms < $4
-     ORDER BY s.start_ms, s.uuid`,
-    [userId, SLEEP_ANALYSIS, fromMs, toMs],
-  );
+  const { rows } = await pool.query<SleepSample>(SLEEP_SAMPLES_SQL, [userId, SLEEP_ANALYSIS, fromMs, toMs]);
   return rows;
 }
 
