@@ -31,11 +31,15 @@ interface Snapshot {
   socketAddress: string;
 }
 
-function snapshot(res: HttpResponse, req: HttpRequest): Snapshot {
+function snapshot(res: HttpResponse, req: HttpRequest, trustProxyHeaders: boolean): Snapshot {
+  // Every X-Forwarded-For header line counts, so walk them all — but only when
+  // they are trusted: the walk was a quarter of /healthz's profile.
   let forwardedFor = '';
-  req.forEach((name, value) => {
-    if (name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
-  });
+  if (trustProxyHeaders) {
+    req.forEach((name, value) => {
+      if (name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
+    });
+  }
   return {
     method: req.getCaseSensitiveMethod(),
     path: req.getUrl(),
@@ -127,7 +131,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   }
 
   async function handle(res: HttpResponse, req: HttpRequest): Promise<void> {
-    const request = snapshot(res, req);
+    const request = snapshot(res, req, config.trustProxyHeaders);
     const state: ResponseState = { aborted: false, done: false };
     const controller = new AbortController();
     const onAbort: { sink?: UwsStreamSink } = {};
