@@ -15,7 +15,7 @@ import { ExportReader, type ExportHandler, type RawRecord, type RawWorkout } fro
 import { readGpx } from '../src/import/gpx.js';
 import { InlineAggregates } from '../src/import/inline-aggregates.js';
 import { convertMe } from '../src/import/profile.js';
-import { uuidV5 } from '../src/import/record-ids.js';
+import { nameHash, uuidFromHash, uuidV5, writeUuidBytes } from '../src/import/record-ids.js';
 import { RecordConverter, type SampleRow } from '../src/import/records.js';
 import { ImportReport } from '../src/import/report.js';
 import { deviceOf, sourcePriority } from '../src/import/sources.js';
@@ -54,10 +54,15 @@ test('uuid v5 matches RFC 4122 (www.example.com in the DNS namespace), and recor
   });
   const newYork = converter.convert(record('2024-03-10 10:00:00 -0400', '2024-03-10 10:05:00 -0400')) as SampleRow;
   const berlin = converter.convert(record('2024-03-10 15:00:00 +0100', '2024-03-10 15:05:00 +0100')) as SampleRow;
-  assert.match(newYork.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  assert.equal(newYork.uuid, berlin.uuid);
+  assert.match(uuidFromHash(newYork.idHash), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(newYork.idHash, berlin.idHash);
   const otherUser = new RecordConverter('11111111-1111-4111-8111-111111111111').convert(record('2024-03-10 10:00:00 -0400', '2024-03-10 10:05:00 -0400')) as SampleRow;
-  assert.notEqual(otherUser.uuid, newYork.uuid);
+  assert.notEqual(otherUser.idHash, newYork.idHash);
+  // The bytes binary COPY sends are the UUID's: version 5, variant 10.
+  const bytes = Buffer.alloc(18);
+  writeUuidBytes(nameHash('www.example.com', Buffer.from('6ba7b8109dad11d180b400c04fd430c8', 'hex')), bytes, 1);
+  assert.equal(bytes.subarray(1, 17).toString('hex'), '2ed6657de927568b95e12665a8aea6a2');
+  assert.equal(bytes[0] + bytes[17], 0);
 });
 
 test('devices keep their stable part; priority: named sources, then watch, phone, others', () => {
@@ -278,7 +283,7 @@ test('export.xml reader: top-level elements, correlation children not repeated, 
  <ExportDate value="2024-01-01 00:00:00 +0000"/>
  <Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
  <Record type="A" value="1">
-  <MetadataEntry key="k" value="v &amp; w"/>
+  <MetadataEntry key="k" value="v &amp; wé’"/>
  </Record>
  <Correlation type="C"><Record type="B" value="2"/></Correlation>
  <Workout workoutActivityType="W">
@@ -291,11 +296,12 @@ test('export.xml reader: top-level elements, correlation children not repeated, 
  <Audiogram type="x"><SensitivityPoint frequencyValue="1"/></Audiogram>
 </HealthData>
 `;
-  // Fed in small pieces, as a stream arrives.
-  for (let i = 0; i < xml.length; i += 7) reader.write(xml.slice(i, i + 7));
+  // Fed in small pieces of bytes, as a stream arrives (cutting through the é and ’ of the metadata).
+  const bytes = Buffer.from(xml);
+  for (let i = 0; i < bytes.length; i += 7) reader.write(bytes.subarray(i, i + 7));
   reader.end();
   assert.deepEqual(seen, ['version 11', 'date 2024-01-01 00:00:00 +0000', 'me', 'correlation', 'summary', 'other Audiogram']);
-  assert.deepEqual(records.map((r) => [r.attrs.type, r.metadata, r.line]), [['A', { k: 'v & w' }, 9]]);
+  assert.deepEqual(records.map((r) => [r.attrs.type, r.metadata, r.line]), [['A', { k: 'v & wé’' }, 9]]);
   const [w] = workouts;
   assert.equal(w.events.length, 1);
   assert.deepEqual(w.events[0].metadata, { ek: 'ev' });
@@ -309,19 +315,19 @@ test('export.xml reader: top-level elements, correlation children not repeated, 
 test('export.xml reader: malformed XML and a foreign root name the file and line', () => {
   const broken = new ExportReader('export.xml', collect().handler);
   assert.throws(
-    () => broken.write('<HealthData>\n <Record type="A"/>\n <Record type="B"></Workout>\n'),
+    () => broken.write(Buffer.from('<HealthData>\n <Record type="A"/>\n <Record type="B"></Workout>\n')),
     (error: Error) => error instanceof ImportInputError && /^export\.xml line 3, column \d+: malformed XML: /.test(error.message),
   );
   const truncated = new ExportReader('export.xml', collect().handler);
-  truncated.write('<HealthData>\n <Record type="A"/>\n');
+  truncated.write(Buffer.from('<HealthData>\n <Record type="A"/>\n'));
   assert.throws(() => truncated.end(), (error: Error) => error instanceof ImportInputError && /^export\.xml line 3/.test(error.message));
-  assert.throws(() => new ExportReader('x.xml', collect().handler).write('<gpx>'), /x\.xml line 1: the root element is <gpx>/);
+  assert.throws(() => new ExportReader('x.xml', collect().handler).write(Buffer.from('<gpx>')), /x\.xml line 1: the root element is <gpx>/);
 });
 
 test('in-stream buckets: by hand, with repeats counted once and a type out of order handed to the read-back', () => {
   const inline = new InlineAggregates('UTC', []);
-  const row = (identifier: string, uuid: string, start: number, end: number, value: number, sourceName: string, device: string): SampleRow => ({
-    uuid,
+  const row = (identifier: string, idHash: string, start: number, end: number, value: number, sourceName: string, device: string): SampleRow => ({
+    idHash,
     identifier,
     startMs: start,
     endMs: end,
@@ -343,20 +349,57 @@ test('in-stream buckets: by hand, with repeats counted once and a type out of or
   assert.deepEqual([...inline.outOfOrder], [`${Q}HeartRate`]);
 });
 
-test('COPY rows: backslashes escaped, rows waiting on new names resolved before they go', async () => {
+/** Reads PostgreSQL's binary COPY rows of `samples` back, by the format's definition (field count, then length-prefixed fields). */
+function decodeSampleRows(bytes: Buffer): Array<Array<string | number | null>> {
+  const rows: Array<Array<string | number | null>> = [];
+  let o = 0;
+  while (o < bytes.length) {
+    const fields = bytes.readInt16BE(o);
+    o += 2;
+    const row: Array<string | number | null> = [];
+    for (let f = 0; f < fields; f++) {
+      const length = bytes.readInt32BE(o);
+      o += 4;
+      if (length === -1) {
+        row.push(null);
+        continue;
+      }
+      const data = bytes.subarray(o, o + length);
+      o += length;
+      if (f < 2) row.push(data.toString('hex'));
+      else if (length === 2) row.push(data.readInt16BE(0));
+      else if (f === 5) row.push(data.readDoubleBE(0));
+      else if (length === 8) row.push(Number(data.readBigInt64BE(0)));
+      else if (f === 6) row.push(data.readInt32BE(0));
+      else row.push(`v${data[0]} ${data.subarray(1).toString('utf8')}`);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+test('COPY rows: binary fields as PostgreSQL reads them, rows waiting on new names resolved before they go', async () => {
   const asked: string[] = [];
   const catalog = new Catalog(async (identifiers, sources) => {
     asked.push(...identifiers, ...sources.map((s) => `${s.name}/${s.device}`));
     return { types: identifiers.map((identifier) => [identifier, 7]), sources: sources.map((s) => ({ ...s, sourceId: 9 })) };
   });
   const rows = new CopyRows(USER, catalog);
-  rows.add({ uuid: 'u1', identifier: `${Q}StepCount`, startMs: 1, endMs: 2, value: 3, sourceName: 'S', device: 'D', metadata: '{"path":"C:\\\\x"}' });
-  rows.add({ uuid: 'u2', identifier: 'HKDataTypeIdentifierElectrocardiogram', startMs: 4, endMs: 5, value: null, sourceName: 'S', device: 'D', metadata: null });
+  const hash1 = 'a'.repeat(40);
+  const hash2 = '0123456789abcdef0123456789abcdef01234567';
+  // A negative instant and one past 2^32 ms check both halves of the 64-bit integers.
+  rows.add({ idHash: hash1, identifier: `${Q}StepCount`, startMs: -1000, endMs: 5_000_000_000, value: 3.25, sourceName: 'S', device: 'D', metadata: '{"path":"C:\\\\x","é":1}' });
+  rows.add({ idHash: hash2, identifier: 'HKDataTypeIdentifierElectrocardiogram', startMs: 1_700_000_000_123, endMs: 1_700_000_000_123, value: null, sourceName: 'S', device: 'D', metadata: null });
   assert.equal(rows.hasPending, true);
   const chunk = await rows.take();
   assert.deepEqual(asked, ['HKDataTypeIdentifierElectrocardiogram', `${Q}StepCount`, 'S/D']);
   assert.equal(chunk?.rows, 2);
-  assert.equal(chunk?.bytes.toString(), `${USER}\tu1\t7\t1\t2\t3\t9\t{"path":"C:\\\\\\\\x"}\n${USER}\tu2\t7\t4\t5\t\\N\t9\t\\N\n`);
+  const user = USER.replace(/-/g, '');
+  assert.deepEqual(decodeSampleRows(chunk!.bytes), [
+    // Version nibble 5 at the 13th hex digit, variant 10xx at the 17th: a…a → …5aaa-aaaa…, 0123… → …5def-8123….
+    [user, 'aaaaaaaaaaaa5aaaaaaaaaaaaaaaaaaa', 7, -1000, 5_000_000_000, 3.25, 9, 'v1 {"path":"C:\\\\x","é":1}'],
+    [user, '0123456789ab5def8123456789abcdef', 7, 1_700_000_000_123, 1_700_000_000_123, null, 9, null],
+  ]);
   assert.deepEqual([...rows.typeIds], [7]);
   assert.equal(await rows.take(), null);
 });

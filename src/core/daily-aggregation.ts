@@ -43,21 +43,38 @@ interface LocalDay {
   endMs: number;
 }
 
-/** Local day boundaries, cached: samples come in time order, so most hit the last day. */
+/**
+ * Local day boundaries, cached: samples come in time order, so most hit one of
+ * the last few days. One calendar per zone is shared by every aggregator, since
+ * exports interleave types day by day as often as they list them type by type.
+ */
 class LocalCalendar {
-  private last: LocalDay | null = null;
+  private static readonly byZone = new Map<string, LocalCalendar>();
+  private static readonly RECENT_DAYS = 8;
+  private readonly recent: LocalDay[] = [];
 
-  constructor(private readonly zone: string) {
-    if (!isValidZone(zone)) throw new Error(`unknown time zone: ${zone}`);
+  static of(zone: string): LocalCalendar {
+    let calendar = LocalCalendar.byZone.get(zone);
+    if (calendar === undefined) {
+      if (!isValidZone(zone)) throw new Error(`unknown time zone: ${zone}`);
+      LocalCalendar.byZone.set(zone, (calendar = new LocalCalendar(zone)));
+    }
+    return calendar;
   }
 
+  private constructor(private readonly zone: string) {}
+
   dayOf(ms: number): LocalDay {
-    const last = this.last;
-    if (last !== null && ms >= last.startMs && ms < last.endMs) return last;
+    const recent = this.recent;
+    for (let i = 0; i < recent.length; i++) {
+      const day = recent[i];
+      if (ms >= day.startMs && ms < day.endMs) return day;
+    }
     const label = localDayOf(ms, this.zone);
     const day = { day: label, startMs: dayStartMs(label, this.zone), endMs: dayStartMs(dayAfter(label), this.zone) };
     if (!(day.startMs <= ms && ms < day.endMs)) throw new Error(`no local day for ${ms} in ${this.zone}`);
-    this.last = day;
+    recent.unshift(day);
+    if (recent.length > LocalCalendar.RECENT_DAYS) recent.pop();
     return day;
   }
 }
@@ -93,7 +110,7 @@ export class DailyAggregator {
   private heldMaxSpanMs = 0;
 
   constructor(timeZone: string, private readonly aggregation: 'cumulative' | 'discrete') {
-    this.calendar = new LocalCalendar(timeZone);
+    this.calendar = LocalCalendar.of(timeZone);
   }
 
   add(sample: AggregationSample): void {

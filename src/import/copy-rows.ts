@@ -1,25 +1,35 @@
-// `samples` rows as COPY text (the columns of sample-loader.ts, in order).
-// A row whose type or source has no id yet waits until the catalog has
-// registered the name; `take` does that and hands over the text so far as
-// UTF-8, ready for the socket.
+// `samples` rows in PostgreSQL's binary COPY format (the columns of
+// sample-loader.ts, in order), written straight into a buffer: no number is
+// turned into text and parsed back, ids go in as their 16 bytes, and the
+// buffer moves to the main thread without a copy. A row whose type or source
+// has no id yet waits until the catalog has registered the name; `take` does
+// that and hands over the rows so far.
 import type { Catalog } from './catalog.js';
+import { writeUuidBytes } from './record-ids.js';
 import type { SampleRow } from './records.js';
-
-/** One COPY field of text format: backslash is the escape character. */
-function copyText(text: string): string {
-  return text.includes('\\') ? text.replace(/\\/g, '\\\\') : text;
-}
 
 export interface CopyChunk {
   bytes: Buffer;
   rows: number;
 }
 
+/** What opens and closes a binary COPY stream (sample-loader.ts writes them around each batch). */
+export const BINARY_COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+export const BINARY_COPY_TRAILER = Buffer.from([0xff, 0xff]);
+
+const FIELDS = 8;
+const INITIAL_BYTES = 512 << 10;
+/** Bytes of a row besides its metadata: field count, then each field's length and data. */
+const FIXED_ROW_BYTES = 2 + (4 + 16) * 2 + (4 + 2) + (4 + 8) * 3 + (4 + 4) + 4;
+const JSONB_VERSION = 1;
+const TWO_TO_32 = 4294967296;
+
 export class CopyRows {
-  private text = '';
+  private buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
+  private used = 0;
   private rows = 0;
   private pending: SampleRow[] = [];
-  private readonly linePrefix: string;
+  private readonly userIdBytes: Buffer;
   /** Type ids that received rows. */
   readonly typeIds = new Set<number>();
 
@@ -27,12 +37,12 @@ export class CopyRows {
     userId: string,
     private readonly catalog: Catalog,
   ) {
-    this.linePrefix = userId + '\t';
+    this.userIdBytes = Buffer.from(userId.replace(/-/g, ''), 'hex');
   }
 
-  /** Characters of COPY text waiting. */
+  /** Bytes of rows waiting. */
   get size(): number {
-    return this.text.length;
+    return this.used;
   }
 
   /** Rows wait on names the catalog has yet to register. */
@@ -44,31 +54,74 @@ export class CopyRows {
     const typeId = this.catalog.typeId(row.identifier);
     const sourceId = this.catalog.sourceId(row.sourceName, row.device);
     if (typeId === undefined || sourceId === undefined) this.pending.push(row);
-    else this.text += this.line(row, typeId, sourceId);
+    else this.write(row, typeId, sourceId);
   }
 
-  private line(row: SampleRow, typeId: number, sourceId: number): string {
+  private write(row: SampleRow, typeId: number, sourceId: number): void {
+    const metadata = row.metadata;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    this.ensure(FIXED_ROW_BYTES + (metadata === null ? 0 : 1 + metadata.length * 3));
+    const b = this.buffer;
+    let o = this.used;
+    o = b.writeInt16BE(FIELDS, o);
+    o = b.writeInt32BE(16, o);
+    o += this.userIdBytes.copy(b, o);
+    o = b.writeInt32BE(16, o);
+    writeUuidBytes(row.idHash, b, o);
+    o += 16;
+    o = b.writeInt32BE(2, o);
+    o = b.writeInt16BE(typeId, o);
+    o = writeInt64(b, o, row.startMs);
+    o = writeInt64(b, o, row.endMs);
+    if (row.value === null) {
+      o = b.writeInt32BE(-1, o);
+    } else {
+      o = b.writeInt32BE(8, o);
+      o = b.writeDoubleBE(row.value, o);
+    }
+    o = b.writeInt32BE(4, o);
+    o = b.writeInt32BE(sourceId, o);
+    if (metadata === null) {
+      o = b.writeInt32BE(-1, o);
+    } else {
+      const length = b.write(metadata, o + 5, 'utf8');
+      b.writeInt32BE(1 + length, o);
+      b[o + 4] = JSONB_VERSION;
+      o += 5 + length;
+    }
+    this.used = o;
     this.rows++;
     this.typeIds.add(typeId);
-    const value = row.value === null ? '\\N' : String(row.value);
-    const metadata = row.metadata === null ? '\\N' : copyText(row.metadata);
-    return `${this.linePrefix}${row.uuid}\t${typeId}\t${row.startMs}\t${row.endMs}\t${value}\t${sourceId}\t${metadata}\n`;
   }
 
-  /** Registers the names still unknown, then hands over every row so far (null when there is none). */
+  private ensure(bytes: number): void {
+    if (this.used + bytes <= this.buffer.length) return;
+    const larger = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.used + bytes));
+    this.buffer.copy(larger, 0, 0, this.used);
+    this.buffer = larger;
+  }
+
+  /** Registers the names still unknown, then hands over every row so far (null when there is none); the bytes are the caller's. */
   async take(): Promise<CopyChunk | null> {
     if (this.pending.length > 0) {
       await this.catalog.resolve();
       const pending = this.pending;
       this.pending = [];
-      for (const row of pending) {
-        this.text += this.line(row, this.catalog.typeId(row.identifier) as number, this.catalog.sourceId(row.sourceName, row.device) as number);
-      }
+      for (const row of pending) this.write(row, this.catalog.typeId(row.identifier) as number, this.catalog.sourceId(row.sourceName, row.device) as number);
     }
     if (this.rows === 0) return null;
-    const chunk = { bytes: Buffer.from(this.text, 'utf8'), rows: this.rows };
-    this.text = '';
+    const chunk = { bytes: this.buffer.subarray(0, this.used), rows: this.rows };
+    this.buffer = Buffer.allocUnsafeSlow(Math.max(INITIAL_BYTES, this.buffer.length));
+    this.used = 0;
     this.rows = 0;
     return chunk;
   }
+}
+
+/** A bigint column: epoch ms are integers within ±2^53. */
+function writeInt64(buffer: Buffer, offset: number, value: number): number {
+  const high = Math.floor(value / TWO_TO_32);
+  offset = buffer.writeInt32BE(8, offset);
+  offset = buffer.writeInt32BE(high, offset);
+  return buffer.writeUInt32BE(value - high * TWO_TO_32, offset);
 }

@@ -7,7 +7,7 @@
 // name and date of birth at the top of the file are not kept.
 import { SPECIAL_IDENTIFIERS } from '../core/registry.js';
 import { parseExportDate } from './apple-dates.js';
-import { contentUuid } from './record-ids.js';
+import { contentHash } from './record-ids.js';
 import type { SampleRow } from './records.js';
 
 /** The ECG app is the source HealthKit names for recordings. */
@@ -61,7 +61,7 @@ export function convertEcg(text: string, userId: string): SampleRow | string {
     voltageMeasurements: voltages,
   };
   return {
-    uuid: contentUuid('ecg', userId, [startMs, device, classification ?? '', voltages.length]),
+    idHash: contentHash('ecg', userId, [startMs, device, classification ?? '', voltages.length]),
     identifier: SPECIAL_IDENTIFIERS.ecg,
     startMs,
     endMs,

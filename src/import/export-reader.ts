@@ -1,11 +1,11 @@
 // Streaming reader of export.xml (HealthKit export DTD versions 8 to 14).
-// saxes tokenizes; this file knows the shape: it gathers each top-level
+// xml-tokenizer.ts tokenizes; this file knows the shape: it gathers each top-level
 // element with its children (metadata, workout statistics, events, routes,
 // activities) into a plain object and hands it over when it closes, so memory
 // holds one element at a time whatever the file's size. Records nested in a
 // Correlation are not handed over: the export repeats them at top level.
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { ImportInputError } from './errors.js';
+import { XmlSyntaxError, XmlTokenizer } from './xml-tokenizer.js';
 
 export type Attributes = Record<string, string>;
 export type Metadata = Record<string, string>;
@@ -65,7 +65,7 @@ type Level = 'outside' | 'root' | 'record' | 'workout' | 'ignored';
 
 /** Holds the open top-level element and the child under construction inside it. */
 export class ExportReader {
-  private readonly parser: SaxesParser;
+  private readonly tokenizer: XmlTokenizer;
   private depth = 0;
   private level: Level = 'outside';
   private record: RawRecord | null = null;
@@ -81,57 +81,61 @@ export class ExportReader {
     private readonly fileName: string,
     private readonly handler: ExportHandler,
   ) {
-    this.parser = new SaxesParser({ position: true });
-    this.parser.on('error', (error) => {
-      throw this.malformed(error.message);
+    this.tokenizer = new XmlTokenizer({
+      doctype: (text) => {
+        const version = /HealthKit Export Version:\s*(\d+)/.exec(text);
+        handler.exportVersion(version ? Number(version[1]) : null);
+      },
+      open: (name, attributes, line) => this.open(name, attributes, line),
+      close: () => this.close(),
     });
-    this.parser.on('doctype', (doctype) => {
-      const version = /HealthKit Export Version:\s*(\d+)/.exec(doctype);
-      handler.exportVersion(version ? Number(version[1]) : null);
-    });
-    this.parser.on('opentag', (tag) => this.open(tag));
-    this.parser.on('closetag', () => this.close());
   }
 
   get line(): number {
-    return this.parser.line;
+    return this.tokenizer.line;
   }
 
-  write(text: string): void {
-    this.parser.write(text);
+  /** The next bytes of the file (UTF-8). */
+  write(bytes: Uint8Array): void {
+    try {
+      this.tokenizer.write(bytes);
+    } catch (error) {
+      throw this.malformed(error);
+    }
   }
 
   end(): void {
-    this.parser.close();
+    try {
+      this.tokenizer.close();
+    } catch (error) {
+      throw this.malformed(error);
+    }
     if (!this.sawRoot) throw new ImportInputError(`${this.fileName}: no HealthData element; is this an Apple Health export.xml?`);
   }
 
-  private malformed(saxesMessage: string): ImportInputError {
-    const reason = saxesMessage.replace(/^\d+:\d+: /, '').replace(/\.$/, '');
-    return new ImportInputError(`${this.fileName} line ${this.parser.line}, column ${this.parser.column}: malformed XML: ${reason}`);
+  private malformed(error: unknown): unknown {
+    if (!(error instanceof XmlSyntaxError)) return error;
+    return new ImportInputError(`${this.fileName} line ${error.line}, column ${error.column}: malformed XML: ${error.reason}`);
   }
 
-  private open(tag: SaxesTagPlain): void {
+  private open(name: string, attrs: Attributes, line: number): void {
     const depth = ++this.depth;
-    const name = tag.name;
     this.names[depth] = name;
-    const attrs = tag.attributes as Attributes;
     if (depth === 1) {
-      if (name !== 'HealthData') throw new ImportInputError(`${this.fileName} line ${this.parser.line}: the root element is <${name}>, not <HealthData>; is this an Apple Health export.xml?`);
+      if (name !== 'HealthData') throw new ImportInputError(`${this.fileName} line ${line}: the root element is <${name}>, not <HealthData>; is this an Apple Health export.xml?`);
       this.sawRoot = true;
       this.level = 'root';
       return;
     }
     if (depth === 2) {
-      this.openTopLevel(name, attrs);
+      this.openTopLevel(name, attrs, line);
       return;
     }
     if (this.level === 'record') this.openInRecord(name, attrs);
     else if (this.level === 'workout') this.openInWorkout(name, attrs, depth);
   }
 
-  private openTopLevel(name: string, attrs: Attributes): void {
-    const line = this.parser.line;
+  private openTopLevel(name: string, attrs: Attributes, line: number): void {
     switch (name) {
       case 'Record':
         this.level = 'record';

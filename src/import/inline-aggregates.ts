@@ -56,10 +56,10 @@ export class InlineAggregates {
     if (row.startMs > stream.latestStartMs) {
       stream.latestStartMs = row.startMs;
       stream.idsAtLatestStart.clear();
-    } else if (stream.idsAtLatestStart.has(row.uuid)) {
+    } else if (stream.idsAtLatestStart.has(row.idHash)) {
       return;
     }
-    stream.idsAtLatestStart.add(row.uuid);
+    stream.idsAtLatestStart.add(row.idHash);
     stream.aggregator.add({ startMs: row.startMs, endMs: row.endMs, value: row.value, priority: this.priority(row.sourceName, row.device) });
   }
 

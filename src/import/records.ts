@@ -7,11 +7,12 @@
 import { convertToCanonical, SAMPLE_KINDS, SLEEP_ANALYSIS, SleepValue, typeInfo, type CategoryTypeInfo, type TypeInfo } from '../core/registry.js';
 import { parseExportDate } from './apple-dates.js';
 import type { RawRecord } from './export-reader.js';
-import { recordUuid } from './record-ids.js';
+import { recordHash } from './record-ids.js';
 import { deviceOf } from './sources.js';
 
 export interface SampleRow {
-  uuid: string;
+  /** The name hash its UUID is cut from (record-ids.ts): equal hashes, equal records. */
+  idHash: string;
   identifier: string;
   startMs: number;
   endMs: number;
@@ -63,7 +64,7 @@ export class RecordConverter {
     const creation = attrs.creationDate ? parseExportDate(attrs.creationDate) : '';
     const sourceName = attrs.sourceName ?? '';
     return {
-      uuid: recordUuid(this.userId, identifier, sourceName, creation, startMs, endMs, attrs.unit ?? '', attrs.value ?? ''),
+      idHash: recordHash(this.userId, identifier, sourceName, creation, startMs, endMs, attrs.unit ?? '', attrs.value ?? ''),
       identifier,
       startMs,
       endMs,

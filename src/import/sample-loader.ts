@@ -21,7 +21,7 @@
 // source id they write was read back from its table first.
 import pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
-import type { CopyChunk } from './copy-rows.js';
+import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, type CopyChunk } from './copy-rows.js';
 
 export const DEFAULT_BATCH_ROWS = 50_000;
 /** A batch also ends at this many bytes: a direct batch's bytes stay in memory until it commits. */
@@ -77,7 +77,8 @@ class Lane {
   }
 
   private startCopy(table: string): CopyStreamQuery {
-    const copy = this.client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN`));
+    const copy = this.client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN WITH (FORMAT binary)`));
+    copy.write(BINARY_COPY_HEADER);
     this.copyFailure = null;
     this.copyDone = new Promise((resolve, reject) => {
       copy.on('finish', resolve);
@@ -125,7 +126,7 @@ class Lane {
     this.rows = 0;
     this.bytes = 0;
     try {
-      if (this.copyFailure === null) copy.end();
+      if (this.copyFailure === null) copy.end(BINARY_COPY_TRAILER);
       await this.copyDone;
       return this.direct ? copy.rowCount : await this.mergeStaged();
     } catch (error) {
@@ -138,7 +139,7 @@ class Lane {
       this.client = await Lane.connect(this.url, this.skipForeignKeyTriggers);
       const replay = this.startCopy('import_samples');
       for (const bytes of this.kept) replay.write(bytes);
-      replay.end();
+      replay.end(BINARY_COPY_TRAILER);
       await this.copyDone;
       return await this.mergeStaged();
     } finally {

@@ -1,7 +1,7 @@
 // What the XML worker and the main thread say to each other. The main thread
-// reads export.xml and sends its text; the worker parses it into COPY rows
-// and other rows; the main thread owns the database. Plain data only:
-// everything crosses by structured clone.
+// reads export.xml and sends its bytes; the worker parses them into
+// COPY rows and other rows; the main thread owns the database. Plain data
+// only: byte buffers are moved (transfer list), the rest is cloned.
 import type { ActivityRow } from './activity-rings.js';
 import type { CatalogEntries } from './catalog.js';
 import type { SettledDays } from './inline-aggregates.js';
@@ -41,7 +41,7 @@ export type FromWorker =
   | { kind: 'activity'; rows: ActivityRow[] }
   | { kind: 'profile'; row: ProfileRow; exportedAtMs: number | null }
   | { kind: 'days'; settled: SettledDays[] }
-  /** A chunk of text is parsed: the main thread may send another. */
+  /** A chunk of bytes is parsed: the main thread may send another. */
   | { kind: 'parsed'; line: number; elements: number }
   | { kind: 'warning'; line: string }
   | { kind: 'done'; summary: XmlSummary }
@@ -50,5 +50,6 @@ export type FromWorker =
 export type ToWorker =
   | { kind: 'names'; id: number; entries: CatalogEntries }
   | { kind: 'credit' }
-  | { kind: 'text'; text: string }
+  /** UTF-8 of export.xml, cut after a line's end whenever the chunk has one. */
+  | { kind: 'bytes'; bytes: Uint8Array }
   | { kind: 'end' };

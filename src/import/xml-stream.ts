@@ -1,12 +1,12 @@
-// The main thread's half of reading export.xml: inflates and decodes the
-// file (the zip entry is a stream, never loaded whole) and sends the XML
-// worker the text in large chunks, at most TEXTS_IN_FLIGHT unparsed; stores
+// The main thread's half of reading export.xml: inflates the file (the zip
+// entry is a stream, never loaded whole) and moves its bytes to the XML worker
+// in large chunks cut after a line's end (so the tokenizer rarely has to join
+// a half tag to the next chunk), at most PIECES_IN_FLIGHT unparsed; stores
 // what the worker sends back — COPY rows through the sample loader, workouts
 // (and inline routes), rings, the profile, daily buckets — one message at a
 // time, in order, granting the worker a credit per chunk of rows written.
 // Names the worker meets for the first time are registered at once.
 import type pg from 'pg';
-import { StringDecoder } from 'node:string_decoder';
 import { Worker } from 'node:worker_threads';
 import { ROUTE } from './attachments.js';
 import type { Catalog } from './catalog.js';
@@ -40,9 +40,10 @@ export interface XmlStreamDeps {
   signal?: AbortSignal;
 }
 
-const TEXTS_IN_FLIGHT = 2;
-/** Text sent to the worker in pieces at least this long. */
+const PIECES_IN_FLIGHT = 2;
+/** Bytes sent to the worker in pieces of about this many. */
 const TEXT_CHUNK = 256 << 10;
+const NEWLINE = 10;
 
 export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<XmlOutcome> {
   const { client, catalog, loader, progress, report } = deps;
@@ -52,7 +53,7 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
     workerData: input,
     resourceLimits: { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 128 },
   });
-  const send = (message: ToWorker) => worker.postMessage(message);
+  const send = (message: ToWorker, transfer: ArrayBuffer[] = []) => worker.postMessage(message, transfer);
   const workoutUuids: string[] = [];
   const routeReferences: RouteReference[] = [];
 
@@ -109,26 +110,31 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
     });
   }
 
-  let textCredits = TEXTS_IN_FLIGHT;
-  let textCreditGranted: (() => void) | null = null;
+  let pieceCredits = PIECES_IN_FLIGHT;
+  let pieceCreditGranted: (() => void) | null = null;
   let parsedLine = 1;
   let elements = 0;
 
-  /** Reads, decodes and sends the text; resolves once the worker has it all. */
+  /** Reads and sends the bytes; resolves once the worker has them all. */
   async function feed(isSettled: () => boolean): Promise<void> {
     const stream = await deps.entry.open();
     const chunks = stream[Symbol.asyncIterator]();
-    const decoder = new StringDecoder('utf8');
     const waitForCredit = async (wanted: number) => {
-      while (textCredits < wanted && !isSettled()) await new Promise<void>((resolve) => (textCreditGranted = resolve));
+      while (pieceCredits < wanted && !isSettled()) await new Promise<void>((resolve) => (pieceCreditGranted = resolve));
     };
-    const sendText = async (text: string) => {
+    // Each piece gets a buffer of its own, so it moves to the worker instead of being copied.
+    let piece = Buffer.allocUnsafeSlow(2 * TEXT_CHUNK);
+    let used = 0;
+    const sendPiece = async (length: number) => {
       await waitForCredit(1);
-      textCredits--;
-      send({ kind: 'text', text });
+      pieceCredits--;
+      const next = Buffer.allocUnsafeSlow(Math.max(2 * TEXT_CHUNK, used - length));
+      piece.copy(next, 0, length, used);
+      send({ kind: 'bytes', bytes: piece.subarray(0, length) }, [piece.buffer as ArrayBuffer]);
+      piece = next;
+      used -= length;
     };
     let bytes = 0;
-    let text = '';
     try {
       while (!isSettled()) {
         let next: IteratorResult<Buffer>;
@@ -136,16 +142,23 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
           next = await chunks.next();
         } catch (error) {
           // Parse what did arrive, so the message names the line where the data stops.
-          await sendText(text);
-          await waitForCredit(TEXTS_IN_FLIGHT);
+          await sendPiece(used);
+          await waitForCredit(PIECES_IN_FLIGHT);
           throw new ImportInputError(`${input.label} line ${parsedLine}: cannot be read to the end (${(error as Error).message}); the export is damaged or truncated: export it again`);
         }
         if (next.done) break;
-        bytes += next.value.length;
-        text += decoder.write(next.value);
-        if (text.length >= TEXT_CHUNK) {
-          await sendText(text);
-          text = '';
+        const chunk = next.value;
+        bytes += chunk.length;
+        if (used + chunk.length > piece.length) {
+          const larger = Buffer.allocUnsafeSlow(2 * (used + chunk.length));
+          piece.copy(larger, 0, 0, used);
+          piece = larger;
+        }
+        used += chunk.copy(piece, used);
+        if (used >= TEXT_CHUNK) {
+          // After the last line's end: a newline byte never sits inside a UTF-8 sequence.
+          const cut = piece.subarray(0, used).lastIndexOf(NEWLINE) + 1;
+          await sendPiece(cut === 0 ? used : cut);
           progress.update(bytes, elements);
         }
       }
@@ -153,7 +166,7 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
       stream.destroy();
     }
     if (isSettled()) return;
-    await sendText(text + decoder.end());
+    await sendPiece(used);
     send({ kind: 'end' });
     progress.update(bytes, elements);
   }
@@ -165,7 +178,7 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
       if (settled) return;
       settled = true;
       deps.signal?.removeEventListener('abort', interrupt);
-      textCreditGranted?.();
+      pieceCreditGranted?.();
       void worker.terminate();
       if (error) reject(error);
       else resolve(outcome as XmlOutcome);
@@ -178,9 +191,9 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
         case 'parsed':
           parsedLine = message.line;
           elements = message.elements;
-          textCredits++;
-          textCreditGranted?.();
-          textCreditGranted = null;
+          pieceCredits++;
+          pieceCreditGranted?.();
+          pieceCreditGranted = null;
           return;
         case 'warning':
           progress.note(message.line);

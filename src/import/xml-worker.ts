@@ -1,7 +1,7 @@
-// The XML worker: parses export.xml text with saxes and turns it into COPY
-// rows, other rows and daily buckets, on a thread of its own; the main thread
-// inflates and decodes the file and drives PostgreSQL. Flow control both
-// ways: a chunk of text is acknowledged once parsed, and at most
+// The XML worker: parses export.xml's bytes (xml-tokenizer.ts) and turns
+// it into COPY rows, other rows and daily buckets, on a thread of its own; the
+// main thread inflates the file and drives PostgreSQL. Flow control both
+// ways: a chunk of bytes is acknowledged once parsed, and at most
 // ROWS_IN_FLIGHT chunks of rows wait on the main thread, so memory stays flat
 // whatever the export's size. A failure is posted as one message and ends it.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -15,14 +15,14 @@ import type { FromWorker, ToWorker, XmlWorkerInput } from './xml-messages.js';
 import { XmlIntake } from './xml-intake.js';
 
 const ROWS_IN_FLIGHT = 4;
-/** COPY text handed over in pieces at least this long. */
+/** COPY rows handed over in pieces at least this many bytes. */
 const ROWS_CHUNK = 256 << 10;
 const TEXTS_PER_DAYS = 32;
 
 const input = workerData as XmlWorkerInput;
 const port = parentPort;
 if (port === null) throw new Error('xml-worker.js runs as a worker thread');
-const post = (message: FromWorker) => port.postMessage(message);
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 const replies = new Map<number, (entries: CatalogEntries) => void>();
 let nextRequest = 0;
@@ -50,11 +50,12 @@ async function handOverRows(): Promise<void> {
   if (chunk === null) return;
   while (credits === 0) await new Promise<void>((resolve) => (creditGranted = resolve));
   credits--;
-  post({ kind: 'rows', bytes: chunk.bytes, rows: chunk.rows });
+  // The rows' buffer is theirs alone (copy-rows.ts): moved, not copied.
+  post({ kind: 'rows', bytes: chunk.bytes, rows: chunk.rows }, [chunk.bytes.buffer as ArrayBuffer]);
 }
 
-async function parse(text: string): Promise<void> {
-  reader.write(text);
+async function parse(bytes: Uint8Array): Promise<void> {
+  reader.write(bytes);
   if (rows.size >= ROWS_CHUNK || rows.hasPending) await handOverRows();
   intake.flushElements(false);
   if (inline !== null && ++texts % TEXTS_PER_DAYS === 0) post({ kind: 'days', settled: inline.drain() });
@@ -94,8 +95,8 @@ port.on('message', (message: ToWorker) => {
       creditGranted?.();
       creditGranted = null;
       return;
-    case 'text':
-      work = work.then(() => parse(message.text)).catch(fail);
+    case 'bytes':
+      work = work.then(() => parse(message.bytes)).catch(fail);
       return;
     case 'end':
       work = work.then(end).catch(fail);

@@ -1,0 +1,169 @@
+// The export.xml tokenizer: what it hands over (names, decoded attribute
+// values, lines), fed whole or cut at every byte; what it refuses, with line
+// and column; and, on random documents, the same events as saxes — the
+// general-purpose parser it replaced — for every way of cutting the bytes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { SaxesParser } from 'saxes';
+import { XmlSyntaxError, XmlTokenizer } from '../src/import/xml-tokenizer.js';
+
+type Event = string;
+
+function tokenize(pieces: readonly Uint8Array[]): Event[] {
+  const events: Event[] = [];
+  const tokenizer = new XmlTokenizer({
+    doctype: (text) => events.push(`doctype ${text}`),
+    open: (name, attributes, line) => events.push(`open ${name} ${JSON.stringify(Object.entries(attributes))} @${line}`),
+    close: (name) => events.push(`close ${name}`),
+  });
+  for (const piece of pieces) tokenizer.write(piece);
+  tokenizer.close();
+  return events;
+}
+
+/** The bytes of `xml` cut before each index of `cuts`. */
+function cut(xml: string, cuts: readonly number[]): Uint8Array[] {
+  const bytes = Buffer.from(xml);
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const point of points) {
+    pieces.push(bytes.subarray(from, point));
+    from = point;
+  }
+  pieces.push(bytes.subarray(from));
+  return pieces;
+}
+
+function refusal(xml: string): XmlSyntaxError {
+  try {
+    tokenize([Buffer.from(xml)]);
+  } catch (error) {
+    if (error instanceof XmlSyntaxError) return error;
+    throw error;
+  }
+  assert.fail(`accepted: ${xml}`);
+}
+
+test('tokens: names, decoded values, lines, empty elements, the DOCTYPE; the same whether fed whole or byte by byte', () => {
+  const xml = [
+    '\uFEFF<?xml version="1.0" encoding="UTF-8"?>',
+    '<!DOCTYPE HealthData [',
+    '<!-- HealthKit Export Version: 14 -->',
+    '<!ATTLIST HealthData locale CDATA ">]" >',
+    ']>',
+    '<HealthData locale="en_US">',
+    ' <Record sourceName="Sam’s Watch" value=\'1 &lt; 2 &amp;&#x20;&#233;&#128512;\' note="a\tb\nc"/>',
+    ' <!-- a comment with <tags> -->',
+    ' <Record sourceName="Sam’s Watch" device="&lt;&lt;HKDevice&gt;"><MetadataEntry key="ü" value=""/></Record>',
+    ' <Record sourceName="Sam’s Watch" device="&lt;&lt;HKDevice&gt;"><![CDATA[<not a tag>]]></Record>',
+    '</HealthData>',
+    '',
+  ].join('\n');
+  const expected = [
+    'doctype HealthData [\n<!-- HealthKit Export Version: 14 -->\n<!ATTLIST HealthData locale CDATA ">]" >\n]',
+    'open HealthData [["locale","en_US"]] @6',
+    'open Record [["sourceName","Sam’s Watch"],["value","1 < 2 & é😀"],["note","a b c"]] @7',
+    'close Record',
+    'open Record [["sourceName","Sam’s Watch"],["device","<<HKDevice>"]] @10',
+    'open MetadataEntry [["key","ü"],["value",""]] @10',
+    'close MetadataEntry',
+    'close Record',
+    'open Record [["sourceName","Sam’s Watch"],["device","<<HKDevice>"]] @11',
+    'close Record',
+    'close HealthData',
+  ];
+  assert.deepEqual(tokenize([Buffer.from(xml)]), expected);
+  const bytes = Buffer.from(xml);
+  assert.deepEqual(tokenize([...bytes].map((byte) => Uint8Array.of(byte))), expected);
+});
+
+test('refusals name the line and the column (in characters)', () => {
+  const cases: Array<[string, number, number, RegExp]> = [
+    ['<a>\n <b></c>\n</a>', 2, 5, /closing tag <\/c> does not match <b>/],
+    ['<a>\n <b x="1" x="2"/>\n</a>', 2, 11, /attribute x appears twice in <b>/],
+    ['<a>\n <b x="1"y="2"/>\n</a>', 2, 10, /a space is needed/],
+    ['<a>\n <b x/>\n</a>', 2, 6, /attribute x of <b> has no value/],
+    ['<a>\n <b x=1/>\n</a>', 2, 7, /is not quoted/],
+    ['<a>\n <b x="<"/>\n</a>', 2, 8, /"<" is not allowed inside a tag/],
+    ['<a>\n <b x="&nope;"/>\n</a>', 2, 8, /unknown entity &nope;/],
+    ['<a>\n <b x="A & B"/>\n</a>', 2, 10, /"&" must start a reference/],
+    ['<a>\n <b x="&#1;"/>\n</a>', 2, 8, /&#1; is not a character XML allows/],
+    ['<a>\n <b x="é\u0001"/>\n</a>', 2, 9, /U\+0001 is not allowed/],
+    ['<a/>\n<b/>', 2, 1, /a second root element <b>/],
+    ['<a/>\ntext', 2, 1, /text after the root element/],
+    ['text<a/>', 1, 1, /text before the root element/],
+    ['<a>\n <b>\n</a>', 3, 1, /closing tag <\/a> does not match <b>/],
+    ['<a>\n <b/>\n', 3, 1, /ends before <a> is closed/],
+    ['<a>\n <b x="1', 2, 2, /ends inside a tag/],
+    ['', 1, 1, /no root element/],
+    ['<a>\n <?xml version="1.0"?>\n</a>', 2, 2, /XML declaration is only allowed at the start/],
+    ['<a>\n <!DOCTYPE a>\n</a>', 2, 2, /DOCTYPE is only allowed once, before the root/],
+    ['<a>\n <!ELEMENT a>\n</a>', 2, 2, /unexpected "<!" markup/],
+    ['<a>\n <1b/>\n</a>', 2, 3, /"1" cannot start a tag name/],
+  ];
+  for (const [xml, line, column, reason] of cases) {
+    const error = refusal(xml);
+    assert.match(error.reason, reason, xml);
+    assert.deepEqual([error.line, error.column], [line, column], `${xml}: ${error.message}`);
+  }
+});
+
+test('an attribute given twice is caught even when its name shares a slot with another name', () => {
+  // Names of one length whose first, middle and last characters hash alike share a slot; fill many, then repeat one.
+  const names = Array.from({ length: 2000 }, (_, i) => `n${i.toString(36).padStart(3, '0')}x`);
+  const attributes = names.map((name) => `${name}="1"`).join(' ');
+  const error = refusal(`<a ${attributes} ${names[0]}="2"/>`);
+  assert.match(error.reason, new RegExp(`attribute ${names[0]} appears twice`));
+  // Without the repeat, every one of them arrives once.
+  const [open] = tokenize([Buffer.from(`<a ${attributes}/>`)]);
+  assert.equal(JSON.parse(open.slice('open a '.length, open.lastIndexOf(' @'))).length, 2000);
+});
+
+/** saxes' events for the same document, in the same words. */
+function saxesEvents(xml: string): Event[] {
+  const events: Event[] = [];
+  const parser = new SaxesParser({ position: true });
+  parser.on('doctype', (text) => events.push(`doctype ${text.trim()}`));
+  parser.on('opentag', (tag) => events.push(`open ${tag.name} ${JSON.stringify(Object.entries(tag.attributes))} @${parser.line}`));
+  parser.on('closetag', (tag) => events.push(`close ${tag.name}`));
+  parser.on('error', (error) => {
+    throw error;
+  });
+  parser.write(xml).close();
+  return events;
+}
+
+test('random documents: the same elements, attributes and lines as saxes, however the bytes are cut', () => {
+  const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,8}$/);
+  const valueText = fc.array(
+    fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 6 }).map((s) => s.replace(/[<&"\u0000-\u001f\ud800-\udfff\ufffe\uffff]/g, '')),
+      fc.constantFrom('&lt;', '&gt;', '&amp;', '&quot;', '&apos;', '&#233;', '&#x1F600;', '&#10;', '\t', '’', 'é', '>'),
+    ),
+    { maxLength: 5 },
+  );
+  const attributes = fc.uniqueArray(fc.tuple(name, valueText.map((parts) => parts.join(''))), { selector: ([n]) => n, maxLength: 5 });
+  interface Node {
+    name: string;
+    attributes: Array<[string, string]>;
+    children: Node[];
+  }
+  const node: fc.Memo<Node> = fc.memo((depth) =>
+    fc.record({ name, attributes, children: depth > 1 ? fc.array(node(depth - 1), { maxLength: 3 }) : fc.constant([]) }),
+  );
+  const render = (n: Node, indent: string): string => {
+    const open = `${indent}<${n.name}${n.attributes.map(([k, v]) => ` ${k}="${v}"`).join('')}`;
+    if (n.children.length === 0) return `${open}/>\n`;
+    return `${open}>\n${n.children.map((c) => render(c, indent + ' ')).join('')}${indent}</${n.name}>\n`;
+  };
+  fc.assert(
+    fc.property(node(4), fc.array(fc.nat(), { maxLength: 6 }), (root, cuts) => {
+      const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE x [\n<!-- v -->\n]>\n${render(root, '')}`;
+      // saxes reports the line where a start tag ends; ours is where it begins: render keeps each tag on one line.
+      assert.deepEqual(tokenize(cut(xml, cuts)), saxesEvents(xml));
+    }),
+    { numRuns: 300 },
+  );
+});
