@@ -3,10 +3,14 @@
 // INSERT … SELECT generate_series) plus 120 days of daily aggregates, rings,
 // sleep, workouts and body readings.
 //
-// 1. Throughput of a 31-day `samples` CSV export (curl → /dev/null) side by
-//    side with psql's `\copy (<the same query>) to stdout with csv` on the same
-//    database (→ /dev/null), alternating which goes first; MB/s and rows/s,
-//    median of the runs. Target: healthd ≥ 0.8 × psql.
+// 1. Throughput of a 31-day `samples` export (curl → /dev/null), CSV and
+//    JSONL, side by side with psql on the same database (→ /dev/null), runs
+//    alternating which goes first; MB/s and rows/s, median of the runs.
+//    Target: healthd ≥ 0.8 × psql. CSV against `\copy (<the same query>) to
+//    stdout with csv`. psql has no JSONL, so JSONL is held against two: rows/s
+//    against that same CSV \copy (the same rows fetched and written), and MB/s
+//    against a \copy of row_to_json over the same query, which writes the very
+//    JSON lines healthd does (same bytes: checked by size in every run).
 // 2. Server RSS during the same export to a client reading at 1 MB/s, for a
 //    shorter stretch than the full 1 GB (the rate and memory are steady state;
 //    the stretch is printed). Target: peak < 200 MB.
@@ -133,13 +137,14 @@ function run(command: string, args: string[], stdout: 'ignore' | 'pipe' = 'ignor
   });
 }
 
-/** Bytes of psql's output for the query, counted once (the timed runs write to /dev/null). */
-function countedPsql(url: string, copy: string): Promise<number> {
+/** Bytes of psql's output for the query, counted once (the timed runs write to /dev/null), and the seconds that took. */
+function countedPsql(url: string, copy: string): Promise<Timed> {
   return new Promise((resolve) => {
+    const started = performance.now();
     const child = spawn('/usr/bin/psql', [url, '-c', copy], { stdio: ['ignore', 'pipe', 'inherit'] });
     let bytes = 0;
     child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    child.on('exit', () => resolve(bytes));
+    child.on('exit', () => resolve({ bytes, seconds: (performance.now() - started) / 1000 }));
   });
 }
 
@@ -162,6 +167,15 @@ function slowClient(port: number, path: string, rate: number, limit: number): Pr
     socket.on('close', () => resolve(bytes));
     socket.write(`GET ${path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
   });
+}
+
+type ExportFormat = 'csv' | 'jsonl';
+type Contender = `${'healthd' | 'psql'} ${ExportFormat}`;
+
+/** One export run: bytes written and the wall time. */
+interface Timed {
+  bytes: number;
+  seconds: number;
 }
 
 interface AutocannonResult {
@@ -208,38 +222,59 @@ async function main(): Promise<void> {
     );
     const base = `http://127.0.0.1:${port}`;
     const rss = new RssSampler([server.pid]);
-    const exportPath = `/v1/export?format=csv&dataset=samples&type=${HEART}&start=${start}&end=${end}`;
-    // The export's query with its parameters, plus the constant cells the encoder adds (type, unit, label): the same file but for LF line ends.
+    const exportPath = (format: ExportFormat) => `/v1/export?format=${format}&dataset=samples&type=${HEART}&start=${start}&end=${end}`;
     const exportQuery = SAMPLES_EXPORT_SQL.replace(/\s+/g, ' ')
       .replace('$1', `'${USER}'`)
       .replace('$2', String(typeId))
       .replace('$3', String(start))
       .replace('$4', String(end));
-    const copy = `\\copy (SELECT '${HEART}' AS type, 'count/min' AS unit, e.uuid, e.start_ms, e.end_ms, e.value, NULL AS label, e.source FROM (${exportQuery}) AS e) to stdout with csv header`;
+    // The export's query plus the constant cells the encoder adds (type, unit, label).
+    const cells = `SELECT '${HEART}' AS type, 'count/min' AS unit, e.uuid, e.start_ms AS start, e.end_ms AS "end", e.value, NULL AS label, e.source FROM (${exportQuery}) AS e`;
+    const copies: Record<ExportFormat, string> = {
+      // The same file but for LF line ends.
+      csv: `\\copy (${cells}) to stdout with csv header`,
+      // row_to_json writes the members in column order with no spaces, as the
+      // encoder does. COPY's text format would double every backslash of a JSON
+      // escape, and plain csv would quote each line; csv with a delimiter and a
+      // quote character that JSON text never holds raw writes the line as is.
+      jsonl: `\\copy (SELECT row_to_json(j) FROM (${cells}) AS j) to stdout with (format csv, delimiter E'\\x1f', quote E'\\x1e')`,
+    };
 
-    log(`throughput: ${RUNS} runs of a ${n}-row export, healthd and psql alternating`);
-    const psqlBytes = await countedPsql(db.adminUrl, copy);
+    log(`throughput: ${RUNS} runs of a ${n}-row export as CSV and JSONL, healthd and psql alternating`);
+    const counted = { csv: await countedPsql(db.adminUrl, copies.csv), jsonl: await countedPsql(db.adminUrl, copies.jsonl) };
     const idleMb = rss.takePeakMb();
-    const ours: { mbs: number; rows: number; bytes: number; seconds: number }[] = [];
-    const theirs: { mbs: number; rows: number; seconds: number }[] = [];
+    const runs: Record<Contender, Timed[]> = { 'healthd csv': [], 'psql csv': [], 'healthd jsonl': [], 'psql jsonl': [] };
     let fastPeakMb = 0;
+    const timed = async (who: Contender): Promise<Timed> => {
+      const [system, format] = who.split(' ') as ['healthd' | 'psql', ExportFormat];
+      if (system === 'psql') {
+        const result = await run('/usr/bin/psql', [db.adminUrl, '-c', copies[format]]);
+        return { bytes: counted[format].bytes, seconds: result.seconds };
+      }
+      rss.takePeakMb();
+      const result = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{time_total}', '-H', `Authorization: Bearer ${TOKEN}`, base + exportPath(format)], 'pipe');
+      fastPeakMb = Math.max(fastPeakMb, rss.takePeakMb());
+      const [bytes, seconds] = result.out.split(' ').map(Number);
+      return { bytes, seconds };
+    };
+    const pairs: [Contender, Contender][] = [['healthd csv', 'psql csv'], ['healthd jsonl', 'psql jsonl']];
     for (let i = 0; i < RUNS; i++) {
-      const order = i % 2 === 0 ? ['healthd', 'psql'] : ['psql', 'healthd'];
-      for (const who of order) {
-        if (who === 'healthd') {
-          rss.takePeakMb();
-          const result = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{time_total}', '-H', `Authorization: Bearer ${TOKEN}`, base + exportPath], 'pipe');
-          fastPeakMb = Math.max(fastPeakMb, rss.takePeakMb());
-          const [bytes, seconds] = result.out.split(' ').map(Number);
-          ours.push({ bytes, seconds, mbs: bytes / 1e6 / seconds, rows: n / seconds });
-          log(`  healthd: ${fmt(bytes / 1e6)} MB in ${fmt(seconds, 2)} s`);
-        } else {
-          const result = await run('/usr/bin/psql', [db.adminUrl, '-c', copy]);
-          theirs.push({ seconds: result.seconds, mbs: psqlBytes / 1e6 / result.seconds, rows: n / result.seconds });
-          log(`  psql:    ${fmt(psqlBytes / 1e6)} MB in ${fmt(result.seconds, 2)} s`);
+      for (const pair of pairs) {
+        for (const who of i % 2 === 0 ? pair : [...pair].reverse()) {
+          const result = await timed(who);
+          runs[who].push(result);
+          log(`  ${who.padEnd(13)} ${fmt(result.bytes / 1e6)} MB in ${fmt(result.seconds, 2)} s`);
         }
       }
     }
+    const rate = (who: Contender) => ({
+      mbs: median(runs[who].map((r) => r.bytes / 1e6 / r.seconds)),
+      rows: median(runs[who].map((r) => n / r.seconds)),
+      mb: fmt(runs[who][0].bytes / 1e6),
+      seconds: runs[who].map((r) => fmt(r.seconds, 2)).join(', '),
+    });
+    const jsonlSeconds = counted.jsonl.seconds + [...runs['healthd jsonl'], ...runs['psql jsonl']].reduce((sum, r) => sum + r.seconds, 0);
+    const sameJsonBytes = runs['healthd jsonl'].every((r) => r.bytes === counted.jsonl.bytes);
 
     const slowLimit = SLOW_MB * 1e6;
     log(`slow client: ${SLOW_MB} MB at ${SLOW_RATE / 1e6} MB/s (${Math.round(slowLimit / SLOW_RATE)} s) …`);
@@ -247,7 +282,7 @@ async function main(): Promise<void> {
     const rssSamples: number[] = [];
     const sampler = setInterval(() => rssSamples.push(rss.takePeakMb()), 5_000);
     const slowStarted = performance.now();
-    const slowBytes = await slowClient(port, exportPath, SLOW_RATE, slowLimit);
+    const slowBytes = await slowClient(port, exportPath('csv'), SLOW_RATE, slowLimit);
     clearInterval(sampler);
     rssSamples.push(rss.takePeakMb());
     const slowSeconds = (performance.now() - slowStarted) / 1000;
@@ -272,14 +307,19 @@ async function main(): Promise<void> {
     await server.stop();
     server = null;
 
-    const oursMbs = median(ours.map((r) => r.mbs));
-    const psqlMbs = median(theirs.map((r) => r.mbs));
+    const csv = { ours: rate('healthd csv'), psql: rate('psql csv') };
+    const jsonl = { ours: rate('healthd jsonl'), psql: rate('psql jsonl') };
+    const verdict = (ratio: number) => (ratio >= 0.8 ? 'met' : '**missed**');
+    const mbsRatio = { csv: csv.ours.mbs / csv.psql.mbs, jsonl: jsonl.ours.mbs / jsonl.psql.mbs };
+    const jsonlRowsRatio = jsonl.ours.rows / csv.psql.rows;
+    const figures = (r: ReturnType<typeof rate>) => `**${fmt(r.mbs)} MB/s, ${Math.round(r.rows).toLocaleString('en')} rows/s** (${r.mb} MB)`;
     const lines = [
       `## Export and summary (bench/export.ts)`,
       '',
       `- Command: \`npm run build && node dist/bench/export.js${PROFILE ? ' --profile' : ''}\` (EXPORT_BENCH_RUNS=${RUNS}, EXPORT_BENCH_SLOW_MB=${SLOW_MB}, EXPORT_BENCH_SUMMARY_SECONDS=${SUMMARY_SECONDS}).`,
       `- Data: one user, ${n.toLocaleString('en')} heart-rate rows at 1 Hz over 31 days, 120 days of daily aggregates (12 types), rings, nights (25 samples, 2 sources), 240 workouts, body readings; zone ${ZONE}. Embedded PostgreSQL, fsync off. healthd: WORKER_THREADS=2, DB_POOL_SIZE=10.`,
-      `- Throughput, 31-day \`samples\` CSV export, median of ${RUNS}: healthd (curl -o /dev/null) **${fmt(oursMbs)} MB/s, ${Math.round(median(ours.map((r) => r.rows))).toLocaleString('en')} rows/s** (${fmt(ours[0].bytes / 1e6)} MB); psql \`\\copy (same query) to stdout with csv\` (> /dev/null) **${fmt(psqlMbs)} MB/s, ${Math.round(median(theirs.map((r) => r.rows))).toLocaleString('en')} rows/s** (${fmt(psqlBytes / 1e6)} MB). Ratio (MB/s) **${fmt(oursMbs / psqlMbs, 2)}**, target ≥ 0.8: ${oursMbs / psqlMbs >= 0.8 ? 'met' : '**missed**'}. Runs: healthd ${ours.map((r) => fmt(r.seconds, 2)).join(', ')} s; psql ${theirs.map((r) => fmt(r.seconds, 2)).join(', ')} s.`,
+      `- Throughput, 31-day \`samples\` CSV export, median of ${RUNS}: healthd (curl -o /dev/null) ${figures(csv.ours)}; psql \`\\copy (same query) to stdout with csv\` (> /dev/null) ${figures(csv.psql)}. Ratio (MB/s) **${fmt(mbsRatio.csv, 2)}**, target ≥ 0.8: ${verdict(mbsRatio.csv)}. Runs: healthd ${csv.ours.seconds} s; psql ${csv.psql.seconds} s.`,
+      `- Throughput, the same rows as JSONL (\`format=jsonl\`), median of ${RUNS}, runs alternating with the CSV ones: healthd ${figures(jsonl.ours)}; psql \`\\copy (SELECT row_to_json(j) FROM (same query) j) to stdout with (format csv, delimiter E'\\x1f', quote E'\\x1e')\` ${figures(jsonl.psql)}, ${sameJsonBytes ? 'the same number of bytes as healthd in every run' : '**not the same number of bytes as healthd**'} (row_to_json writes healthd's JSON lines; csv with control characters as delimiter and quote, which JSON text never holds raw, leaves each line as it is, where COPY's text format would double the backslash of every JSON escape). Ratio MB/s against that JSON \\copy **${fmt(mbsRatio.jsonl, 2)}**; rows/s against the CSV \\copy of the same query (psql has no JSONL: the same rows fetched and written) **${fmt(jsonlRowsRatio, 2)}**; target ≥ 0.8: ${verdict(Math.min(mbsRatio.jsonl, jsonlRowsRatio))}. Runs: healthd ${jsonl.ours.seconds} s; psql ${jsonl.psql.seconds} s. JSONL part of this bench: ${fmt(jsonlSeconds, 0)} s.`,
       `- Server RSS: idle ${fmt(idleMb, 0)} MB; peak during the fast exports ${fmt(fastPeakMb, 0)} MB; during ${fmt(slowBytes / 1e6, 0)} MB read at ${SLOW_RATE / 1e6} MB/s (${fmt(slowSeconds, 0)} s), peak per 5 s window: ${rssSamples.map((mb) => fmt(mb, 0)).join(', ')} MB → peak **${fmt(Math.max(...rssSamples), 0)} MB** (target < 200 MB). Flat over the stretch, so a full 1 GB at 1 MB/s (17 min) is expected to stay there: the export holds at most two cursor batches and one 64 KB chunk, whatever its length. Lifetime VmHWM ${fmt(hwm, 0)} MB (summary runs peak ${fmt(summaryPeakMb, 0)} MB).`,
       ...Object.entries(summaryRuns).map(
         ([key, r]) => `- /v1/summary?range=90d (${key}), autocannon ${SUMMARY_SECONDS} s × ${RUNS}: p50 **${median(r.p50)} ms**, p99 ${median(r.p99)} ms, ${fmt(median(r.rps))} req/s (p50 runs: ${r.p50.join(', ')} ms).`,

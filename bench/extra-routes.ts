@@ -1,13 +1,15 @@
 // The four routes `npm run bench` leaves out of its main table — latest
 // metrics, activity rings, workout detail, mood entries — measured the same way
 // on the same dataset (one healthd process, autocannon in its own process,
-// median of runs after a warm-up), printed as a Markdown section for
-// bench/RESULTS.md. No database ceiling: bench/lib/db-load.ts only drives the
-// ceilings registered in bench/lib/db-ceilings.ts, which has none for these.
+// median of runs after a warm-up) against each route's database ceiling from
+// bench/lib/db-ceilings.ts, runs interleaved as bench/run.ts does, printed as a
+// Markdown section for bench/RESULTS.md.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { closeChildren } from './lib/child.js';
+import { LATEST_TYPES, type CeilingContext } from './lib/db-ceilings.js';
 import { DATASET, openDataset } from './lib/dataset.js';
+import { dbLoad } from './lib/db-load.js';
 import { httpLoad } from './lib/http-load.js';
 import { medianOf, type Measurement } from './lib/measure.js';
 import { benchRanges, type BenchContext, type BenchRoute } from './lib/routes.js';
@@ -19,13 +21,6 @@ const CONNECTIONS = 10;
 const POOL_SIZE = 10;
 const WORKER_THREADS = 2;
 const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
-const LATEST_TYPES = [
-  'HKQuantityTypeIdentifierHeartRate',
-  'HKQuantityTypeIdentifierBodyMass',
-  'HKQuantityTypeIdentifierRestingHeartRate',
-  'HKQuantityTypeIdentifierStepCount',
-  'HKQuantityTypeIdentifierHeartRateVariabilitySDNN',
-];
 const HEADERS = { authorization: `Bearer ${BENCH_TOKEN}` };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -39,6 +34,7 @@ interface Row {
   /** What one answer holds: its size and the length of its list. */
   body: string;
   result: Measurement;
+  dbCeiling: Measurement;
   peakRssMb: number;
 }
 
@@ -75,17 +71,20 @@ function describeBody(json: unknown, bytes: number): string {
   return lists.length === 1 && ['metrics', 'days', 'entries'].includes(lists[0][0]) ? `${size}, ${lists[0][1].length} ${lists[0][0]}` : size;
 }
 
-async function measure(healthd: Healthd, route: BenchRoute): Promise<{ result: Measurement; peakRssMb: number }> {
+/** healthd and the route's database ceiling, run by run in turn (the noise falls on both). */
+async function measure(healthd: Healthd, route: BenchRoute, databaseUrl: string, ctx: CeilingContext): Promise<{ result: Measurement; dbCeiling: Measurement; peakRssMb: number }> {
   const job = (seconds: number) => ({ url: healthd.baseUrl + route.path, connections: CONNECTIONS, seconds, headers: HEADERS, expectStatus: route.expectStatus });
   await httpLoad(job(1)); // warm-up, not counted
   healthd.rss.takePeakMb();
   const runs: Measurement[] = [];
+  const db: Measurement[] = [];
   let peakRssMb = 0;
   for (let run = 0; run < RUNS; run++) {
     runs.push(await httpLoad(job(SECONDS)));
     peakRssMb = Math.max(peakRssMb, healthd.rss.takePeakMb());
+    db.push(await dbLoad({ databaseUrl, poolSize: POOL_SIZE, concurrency: CONNECTIONS, seconds: SECONDS, ctx, route: route.route }));
   }
-  return { result: medianOf(runs), peakRssMb };
+  return { result: medianOf(runs), dbCeiling: medianOf(db), peakRssMb };
 }
 
 function render(rows: Row[], loadBefore: number[], loadAfter: number[], samples: number): string {
@@ -95,11 +94,19 @@ function render(rows: Row[], loadBefore: number[], loadAfter: number[], samples:
     `- Command: \`cd /work/main && npx tsc -p . && node dist/bench/extra-routes.js\` (\`BENCH_SECONDS\` and \`BENCH_RUNS\` override the run length and count).`,
     `- Dataset: bench/data/demo/ (${int(samples)} samples, ${DATASET.users} users × ${DATASET.days} days, ${DATASET.timeZone}); requests as the first demo user; 90 d = the 90 local days ending on the dataset's last day, as in the main table.`,
     `- Each figure: median of ${RUNS} runs of ${SECONDS} s after a 1 s warm-up, ${CONNECTIONS} connections, autocannon in its own process. healthd: 1 process, DB_POOL_SIZE=${POOL_SIZE}, WORKER_THREADS=${WORKER_THREADS}. Errors: socket errors, timeouts and non-200 answers, summed over the runs. Peak RSS: highest VmRSS of the server process during the measured runs.`,
+    `- DB ceiling: the route's own query functions from src/db/queries/ through a pg pool of the same size, ${CONNECTIONS} concurrent loops, no HTTP (bench/lib/db-ceilings.ts), in its own process; its runs alternate with healthd's (healthd, ceiling, healthd, …).`,
     `- Load average (1, 5, 15 min) at the start ${loads(loadBefore)}, at the end ${loads(loadAfter)}.`,
     '',
-    '| Route | answer | req/s | p50 ms | p99 ms | errors | peak RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.route.name} | ${r.body} | ${int(r.result.rps)} | ${ms(r.result.p50)} | ${ms(r.result.p99)} | ${r.result.errors} | ${r.peakRssMb.toFixed(0)} |`),
+    '| Route | answer | req/s | p50 ms | p99 ms | errors | peak RSS MB | × DB ceiling | target |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => {
+      const ratio = r.result.rps / r.dbCeiling.rps;
+      return `| ${r.route.name} | ${r.body} | ${int(r.result.rps)} | ${ms(r.result.p50)} | ${ms(r.result.p99)} | ${r.result.errors} | ${r.peakRssMb.toFixed(0)} | ${ratio.toFixed(2)} | ≥ 0.8 DB: ${ratio >= 0.8 ? 'met' : '**missed**'} |`;
+    }),
+    '',
+    '| Route | DB ceiling queries/s | p50 ms | p99 ms | errors |',
+    '|---|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.route.name} | ${int(r.dbCeiling.rps)} | ${ms(r.dbCeiling.p50)} | ${ms(r.dbCeiling.p99)} | ${r.dbCeiling.errors} |`),
   ].join('\n');
 }
 
@@ -112,12 +119,13 @@ async function main(): Promise<void> {
   let healthd: Healthd | undefined;
   try {
     healthd = await startHealthd(settings, 1);
-    const routes = extraRoutes(ctx, await ordinaryWorkout(healthd.baseUrl, ctx));
-    for (const route of routes) {
+    const workoutUuid = await ordinaryWorkout(healthd.baseUrl, ctx);
+    const ceilingCtx: CeilingContext = { ...ctx, detailWorkoutUuid: workoutUuid };
+    for (const route of extraRoutes(ctx, workoutUuid)) {
       const { json, bytes } = await probe(healthd.baseUrl, route.path);
-      const { result, peakRssMb } = await measure(healthd, route);
-      rows.push({ route, body: describeBody(json, bytes), result, peakRssMb });
-      log(`extra-routes: ${route.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms`);
+      const { result, dbCeiling, peakRssMb } = await measure(healthd, route, settings.databaseUrl, ceilingCtx);
+      rows.push({ route, body: describeBody(json, bytes), result, dbCeiling, peakRssMb });
+      log(`extra-routes: ${route.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms; DB ceiling ${dbCeiling.rps.toFixed(0)} queries/s`);
     }
   } finally {
     closeChildren();

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  countLocalDaysTouched,
   dayAfter,
   dayStartMs,
   daysSpanMs,
@@ -91,6 +92,29 @@ test('UTC days and calendar arithmetic', () => {
   assert.equal(dayAfter('2026-02-28'), '2026-03-01');
   assert.equal(dayAfter('2024-02-28'), '2024-02-29');
   assert.equal(dayAfter('2026-12-31'), '2027-01-01');
+  assert.equal(dayAfter('1900-02-28'), '1900-03-01');
+  assert.equal(dayAfter('2000-02-28'), '2000-02-29');
+  assert.equal(dayAfter('0099-12-31'), '0100-01-01');
+  assert.throws(() => dayAfter('2026-02-29'), RangeError);
+  assert.throws(() => dayAfter('2026-13-01'), RangeError);
+  assert.throws(() => dayAfter('2026-04-31'), RangeError);
+});
+
+test('counting the local days a range touches agrees with listing them, DST days included', async () => {
+  const fc = (await import('fast-check')).default;
+  // New York fall-back day: 25 hours from its midnight to the next, still one day; a minute more touches a second.
+  const fallBack = dayStartMs('2026-11-01', NY);
+  assert.equal(countLocalDaysTouched(fallBack, fallBack + 25 * HOUR, NY), 1);
+  assert.equal(countLocalDaysTouched(fallBack, fallBack + 25 * HOUR + 60_000, NY), 2);
+  fc.assert(
+    fc.property(
+      fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2040, 0, 1) }),
+      fc.integer({ min: 1, max: 400 * 24 * HOUR }),
+      fc.constantFrom('UTC', NY, KOLKATA, 'Europe/Berlin', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Havana'),
+      (start, span, zone) => countLocalDaysTouched(start, start + span, zone) === localDaysTouched(start, start + span, zone).length,
+    ),
+    { numRuns: 300 },
+  );
 });
 
 test('a skipped local midnight starts the day at the first existing instant', () => {

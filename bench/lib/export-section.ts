@@ -1,6 +1,7 @@
 // The export figures come from bench/export.ts (issue 4's bench: its own
-// cluster with one heavy user, a 31-day samples CSV export against psql
-// `\copy` of the same query, and server RSS under a client reading at 1 MB/s).
+// cluster with one heavy user, a 31-day samples export as CSV and as JSONL
+// against psql `\copy` of the same query, and server RSS under a client
+// reading at 1 MB/s).
 // It runs as a child with its working directory in bench/data/export, so its
 // cluster (.tmp/bench-export there, kept with --keep) is reused between runs
 // and never shared with anyone else's. Shortened to fit `npm run bench`: a

@@ -17,6 +17,7 @@
 import { DateTime, IANAZone } from 'luxon';
 
 const DAY_PATTERN = /^(\d{4,5})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
 
 /** The zone names the service accepts for SERVICE_TIME_ZONE: IANA names, `UTC` included. */
 export function isValidZone(zone: string): boolean {
@@ -54,6 +55,12 @@ export function localDayOf(ms: number, zone: string): string {
   return `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}`;
 }
 
+/** How many local days [startMs, endMs) touches; startMs < endMs. Cheaper than listing them (range checks run per request). */
+export function countLocalDaysTouched(startMs: number, endMs: number, zone: string): number {
+  if (!(startMs < endMs)) throw new RangeError('a range must end after it starts');
+  return (calendarMs(localDayOf(endMs - 1, zone)) - calendarMs(localDayOf(startMs, zone))) / DAY_MS + 1;
+}
+
 /** Every local day [startMs, endMs) touches, ascending; startMs < endMs. */
 export function localDaysTouched(startMs: number, endMs: number, zone: string): string[] {
   if (!(startMs < endMs)) throw new RangeError('a range must end after it starts');
@@ -71,9 +78,20 @@ export function dayStartMs(day: string, zone: string): number {
   return start.toMillis();
 }
 
-/** The calendar day after `day` (no zone involved). */
+/** The calendar day after `day` (no zone involved: plain date arithmetic, no luxon). */
 export function dayAfter(day: string): string {
-  return formatDay(DateTime.fromObject(parseDay(day), { zone: 'UTC' }).plus({ days: 1 }));
+  const next = new Date(calendarMs(day) + DAY_MS);
+  const pad = (part: number, width: number) => String(part).padStart(width, '0');
+  return `${pad(next.getUTCFullYear(), 4)}-${pad(next.getUTCMonth() + 1, 2)}-${pad(next.getUTCDate(), 2)}`;
+}
+
+/** UTC midnight of a calendar day: its position on a zone-free calendar. */
+function calendarMs(day: string): number {
+  const parts = parseDay(day);
+  const at = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as given.
+  at.setUTCFullYear(parts.year, parts.month - 1, parts.day);
+  return at.getTime();
 }
 
 /** [start of firstDay, start of the day after lastDay) in `zone`. */
@@ -100,10 +118,17 @@ function zoned(ms: number, zone: string): DateTime {
 function parseDay(day: string): { year: number; month: number; day: number } {
   const match = DAY_PATTERN.exec(day);
   const parts = match && { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) };
-  if (!parts || !DateTime.fromObject(parts, { zone: 'UTC' }).isValid) {
+  if (!parts || !isCalendarDay(parts)) {
     throw new RangeError(`not a calendar day: ${day}`);
   }
   return parts;
+}
+
+function isCalendarDay(parts: { year: number; month: number; day: number }): boolean {
+  if (parts.month < 1 || parts.month > 12 || parts.day < 1) return false;
+  const at = new Date(0);
+  at.setUTCFullYear(parts.year, parts.month - 1, parts.day);
+  return at.getUTCMonth() === parts.month - 1 && at.getUTCDate() === parts.day;
 }
 
 function formatDay(at: DateTime): string {

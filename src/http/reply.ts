@@ -1,5 +1,7 @@
 // Writes a whole reply in one corked batch, and never touches a response whose
-// client is gone (uWS aborts the process on that).
+// client is gone (uWS aborts the process on that). A reply's head is a status,
+// header lines fixed per kind of reply (built once, not per request), the
+// request's id, the reply's own headers and its content type.
 import type { HttpResponse } from './uws.js';
 import type { ResponseState } from './stream-sink.js';
 
@@ -9,25 +11,44 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
-export const statusLine = (status: number): string => `${status} ${REASONS[status] ?? ''}`.trim();
+const STATUS_LINES = new Map(Object.entries(REASONS).map(([status, reason]) => [Number(status), `${status} ${reason}`]));
 
-export function writeHead(res: HttpResponse, status: number, headers: Record<string, string>): void {
+export const statusLine = (status: number): string => STATUS_LINES.get(status) ?? String(status);
+
+/** Header names and values, alternating: a set shared by many replies. */
+export type HeaderLines = readonly string[];
+
+export const headerLines = (headers: Readonly<Record<string, string>>): HeaderLines => Object.freeze(Object.entries(headers).flat());
+
+export interface ReplyHead {
+  fixed: HeaderLines;
+  requestId: string;
+  /** The reply's own headers (Allow, Retry-After, Content-Disposition, …). */
+  own?: Readonly<Record<string, string>>;
+  contentType: string;
+}
+
+export function writeHead(res: HttpResponse, status: number, head: ReplyHead): void {
   res.writeStatus(statusLine(status));
-  for (const name in headers) res.writeHeader(name, headers[name]);
+  const { fixed, own } = head;
+  for (let i = 0; i < fixed.length; i += 2) res.writeHeader(fixed[i], fixed[i + 1]);
+  res.writeHeader('X-Request-Id', head.requestId);
+  if (own) for (const name in own) res.writeHeader(name, own[name]);
+  res.writeHeader('Content-Type', head.contentType);
 }
 
 export function sendWhole(
   res: HttpResponse,
   state: ResponseState,
   status: number,
-  headers: Record<string, string>,
+  head: ReplyHead,
   body: string | Uint8Array,
   closeConnection = false,
 ): void {
   if (state.aborted || state.done) return;
   state.done = true;
   res.cork(() => {
-    writeHead(res, status, headers);
+    writeHead(res, status, head);
     res.end(body, closeConnection);
   });
 }

@@ -3,6 +3,10 @@
 // pipeline: route → method → throttle → token → user → parameters → handler,
 // and writes the reply corked. Errors become `{"error"}` with their status; an
 // unexpected one is a 500 that says nothing of its cause (the log says all).
+// The fixed cost per request is what /healthz, a 401 and a cached answer pay
+// against a hello-world, so work only some requests need is done only for
+// them: the client address for auth routes, the abort signal when a route asks
+// for it, header sets and the 401 body built once.
 import { randomBytes } from 'node:crypto';
 import { Type, type TObject } from '@sinclair/typebox';
 import { Uuid } from '../schemas/common.js';
@@ -13,7 +17,7 @@ import { compileParamParser, type ParamParser } from '../schemas/params.js';
 import type { Services } from '../services.js';
 import { clientAddress, makeTokenCheck } from './auth.js';
 import { parseQueryString } from './query-string.js';
-import { sendWhole, writeHead } from './reply.js';
+import { headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js';
 import { Router } from './router.js';
 import { UwsStreamSink, type ResponseState } from './stream-sink.js';
 import { FailedAuthThrottle } from './throttle.js';
@@ -23,39 +27,55 @@ interface Snapshot {
   method: string;
   path: string;
   query: string;
+  /** Read for auth routes only, as is forwardedFor. */
   authorization: string;
-  host: string;
   forwardedFor: string;
+  host: string;
   forwardedHost: string;
   forwardedProto: string;
-  socketAddress: string;
 }
 
-function snapshot(res: HttpResponse, req: HttpRequest, trustProxyHeaders: boolean): Snapshot {
+/** Everything the pipeline reads from `req`, which uWS invalidates once the handler returns or awaits. */
+function snapshot(req: HttpRequest, path: string, auth: boolean, trustProxyHeaders: boolean): Snapshot {
   // Every X-Forwarded-For header line counts, so walk them all — but only when
-  // they are trusted: the walk was a quarter of /healthz's profile.
+  // the throttle will key on them: the walk was a quarter of /healthz's profile.
   let forwardedFor = '';
-  if (trustProxyHeaders) {
+  if (auth && trustProxyHeaders) {
     req.forEach((name, value) => {
       if (name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
     });
   }
   return {
     method: req.getCaseSensitiveMethod(),
-    path: req.getUrl(),
+    path,
     query: req.getQuery() ?? '',
-    authorization: req.getHeader('authorization'),
-    host: req.getHeader('host'),
+    authorization: auth ? req.getHeader('authorization') : '',
     forwardedFor,
+    host: req.getHeader('host'),
     forwardedHost: req.getHeader('x-forwarded-host'),
     forwardedProto: req.getHeader('x-forwarded-proto'),
-    socketAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
   };
 }
 
+/**
+ * The throttle's key: the trusted forwarded address, else the socket's. The
+ * socket address is a copy out of uWS, so it is read only then; `res` is valid
+ * here (called before the first await, so the client cannot have gone yet).
+ */
+function throttleKey(res: HttpResponse, forwardedFor: string, trustProxyHeaders: boolean): string {
+  return clientAddress('', forwardedFor, trustProxyHeaders) || Buffer.from(res.getRemoteAddressAsText()).toString();
+}
+
 const JSON_TYPE = 'application/json';
-const BASE_HEADERS = { 'X-Content-Type-Options': 'nosniff' };
-const NO_STORE = { 'Cache-Control': 'no-store' };
+/** Header sets of every reply but X-Request-Id and the reply's own; no-store on /v1 and /healthz. */
+const PLAIN_HEADERS = headerLines({ 'X-Content-Type-Options': 'nosniff' });
+const NO_STORE_HEADERS = headerLines({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+
+// Failed authentications are the cheapest requests to send many of: their
+// body is built once (the error object is shared already).
+const UNAUTHORIZED = errors.unauthorized();
+const UNAUTHORIZED_BODY = JSON.stringify({ error: UNAUTHORIZED.message });
+const errorBody = (error: ApiError): string => (error === UNAUTHORIZED ? UNAUTHORIZED_BODY : JSON.stringify({ error: error.message }));
 
 const UserParam = compileParamParser(Type.Object({ user: Type.Optional(Uuid()) }));
 
@@ -92,8 +112,8 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
 
   const app = uws.App();
 
-  function errorReply(res: HttpResponse, state: ResponseState, error: ApiError, extra: Record<string, string>): void {
-    sendWhole(res, state, error.status, { ...BASE_HEADERS, ...extra, ...error.headers, 'Content-Type': JSON_TYPE }, JSON.stringify({ error: error.message }), shuttingDown);
+  function errorReply(res: HttpResponse, state: ResponseState, error: ApiError, fixed: HeaderLines, requestId: string): void {
+    sendWhole(res, state, error.status, { fixed, requestId, own: error.headers, contentType: JSON_TYPE }, errorBody(error), shuttingDown);
   }
 
   function toApiError(error: unknown, requestId: string, route: string): ApiError {
@@ -106,14 +126,14 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     return errors.internal();
   }
 
-  async function runStream(res: HttpResponse, state: ResponseState, reply: StreamReply, extra: Record<string, string>, requestId: string, route: string, onAbort: { sink?: UwsStreamSink }): Promise<void> {
+  async function runStream(res: HttpResponse, state: ResponseState, reply: StreamReply, fixed: HeaderLines, requestId: string, route: string, onAbort: { sink?: UwsStreamSink }): Promise<void> {
     const sink = new UwsStreamSink(res, state, config.limits.exportIdleLimitMs);
     onAbort.sink = sink;
     streams.add(sink);
     try {
       if (state.aborted) return;
       res.cork(() => {
-        writeHead(res, 200, { ...BASE_HEADERS, ...extra, ...reply.headers, 'Content-Type': reply.contentType });
+        writeHead(res, 200, { fixed, requestId, own: reply.headers, contentType: reply.contentType });
       });
       await reply.write(sink);
       sink.end();
@@ -131,28 +151,30 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   }
 
   async function handle(res: HttpResponse, req: HttpRequest): Promise<void> {
-    const request = snapshot(res, req, config.trustProxyHeaders);
+    const path = req.getUrl();
+    const match = router.match(path);
+    const auth = match?.route.auth === true;
+    const request = snapshot(req, path, auth, config.trustProxyHeaders);
     const state: ResponseState = { aborted: false, done: false };
-    const controller = new AbortController();
+    // Made when a route first reads ctx.signal (most never do); aborted at once if the client is gone by then.
+    let controller: AbortController | undefined;
     const onAbort: { sink?: UwsStreamSink } = {};
     res.onAborted(() => {
       state.aborted = true;
-      controller.abort();
+      controller?.abort();
       onAbort.sink?.clientAborted();
     });
     const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
-    const isV1 = request.path === '/v1' || request.path.startsWith('/v1/');
-    const extra: Record<string, string> = isV1 || request.path === '/healthz' ? { ...NO_STORE, 'X-Request-Id': requestId } : { 'X-Request-Id': requestId };
-    const match = router.match(request.path);
-    if (!match) return errorReply(res, state, errors.notFound(), extra);
-    if (request.method !== 'GET') return errorReply(res, state, errors.methodNotAllowed(), extra);
+    const fixed = path === '/healthz' || path === '/v1' || path.startsWith('/v1/') ? NO_STORE_HEADERS : PLAIN_HEADERS;
+    if (!match) return errorReply(res, state, errors.notFound(), fixed, requestId);
+    if (request.method !== 'GET') return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId);
 
     inFlight++;
     try {
       let userId = config.defaultUserId!;
       const query = parseQueryString(request.query);
-      if (match.route.auth) {
-        const address = clientAddress(request.socketAddress, request.forwardedFor, config.trustProxyHeaders);
+      if (auth) {
+        const address = throttleKey(res, request.forwardedFor, config.trustProxyHeaders);
         const wait = throttle.retryAfterSeconds(address, Date.now());
         if (wait > 0) throw errors.tooManyFailedAuth(wait);
         if (!tokenMatches(request.authorization)) {
@@ -166,15 +188,21 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
         }
       }
       const parser = parsers.get(match.route)!;
-      const path = parser.path ? (parser.path(new Map(Object.entries(match.path).map(([k, v]) => [k, [v]]))) as Record<string, string>) : match.path;
+      const pathParams = parser.path ? (parser.path(new Map(Object.entries(match.path).map(([k, v]) => [k, [v]]))) as Record<string, string>) : match.path;
       const ctx: RouteContext<unknown> = {
         query: parser.query(query),
-        path,
+        path: pathParams,
         userId,
         request: { host: request.host, forwardedHost: request.forwardedHost, forwardedProto: request.forwardedProto },
         services,
         requestId,
-        signal: controller.signal,
+        get signal() {
+          if (!controller) {
+            controller = new AbortController();
+            if (state.aborted) controller.abort();
+          }
+          return controller.signal;
+        },
       };
       const reply = await match.route.handler(ctx as RouteContext<never>);
       if (state.aborted) {
@@ -183,17 +211,17 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
       }
       switch (reply.kind) {
         case 'json':
-          sendWhole(res, state, reply.status ?? 200, { ...BASE_HEADERS, ...extra, ...reply.headers, 'Content-Type': JSON_TYPE }, JSON.stringify(reply.body), shuttingDown);
+          sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: JSON_TYPE }, JSON.stringify(reply.body), shuttingDown);
           return;
         case 'text':
-          sendWhole(res, state, reply.status ?? 200, { ...BASE_HEADERS, ...extra, ...reply.headers, 'Content-Type': reply.contentType }, reply.body, shuttingDown);
+          sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: reply.contentType }, reply.body, shuttingDown);
           return;
         case 'stream':
-          await runStream(res, state, reply, extra, requestId, match.route.path, onAbort);
+          await runStream(res, state, reply, fixed, requestId, match.route.path, onAbort);
           return;
       }
     } catch (error) {
-      errorReply(res, state, toApiError(error, requestId, match.route.path), extra);
+      errorReply(res, state, toApiError(error, requestId, match.route.path), fixed, requestId);
     } finally {
       inFlight--;
     }

@@ -11,6 +11,8 @@ import type { SampleRow } from './records.js';
 export interface CopyChunk {
   bytes: Buffer;
   rows: number;
+  /** Hands the buffer back for reuse once PostgreSQL has committed its rows. */
+  release?: () => void;
 }
 
 /** What opens and closes a binary COPY stream (sample-loader.ts writes them around each batch). */
@@ -22,10 +24,13 @@ const INITIAL_BYTES = 512 << 10;
 /** Bytes of a row besides its metadata: field count, then each field's length and data. */
 const FIXED_ROW_BYTES = 2 + (4 + 16) * 2 + (4 + 2) + (4 + 8) * 3 + (4 + 4) + 4;
 const JSONB_VERSION = 1;
+const MAX_SPARE = 64;
 const TWO_TO_32 = 4294967296;
 
 export class CopyRows {
-  private buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
+  private buffer: Buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
+  /** Buffers given back (their rows are committed): reused instead of allocating, which would make V8 collect for the external memory. */
+  private readonly spare: Buffer[] = [];
   private used = 0;
   private rows = 0;
   private pending: SampleRow[] = [];
@@ -101,6 +106,11 @@ export class CopyRows {
     this.buffer = larger;
   }
 
+  /** Takes back a buffer that an earlier chunk came in. */
+  reuse(bytes: Uint8Array): void {
+    if (this.spare.length < MAX_SPARE) this.spare.push(Buffer.from(bytes.buffer, 0, bytes.buffer.byteLength));
+  }
+
   /** Registers the names still unknown, then hands over every row so far (null when there is none); the bytes are the caller's. */
   async take(): Promise<CopyChunk | null> {
     if (this.pending.length > 0) {
@@ -111,7 +121,7 @@ export class CopyRows {
     }
     if (this.rows === 0) return null;
     const chunk = { bytes: this.buffer.subarray(0, this.used), rows: this.rows };
-    this.buffer = Buffer.allocUnsafeSlow(Math.max(INITIAL_BYTES, this.buffer.length));
+    this.buffer = this.spare.pop() ?? Buffer.allocUnsafeSlow(Math.max(INITIAL_BYTES, this.buffer.length));
     this.used = 0;
     this.rows = 0;
     return chunk;

@@ -51,6 +51,8 @@ class Lane {
   private direct = false;
   /** The direct batch so far, for a replay through staging. */
   private kept: Buffer[] = [];
+  /** How to hand each of the batch's buffers back once it has committed. */
+  private releases: Array<() => void> = [];
   rows = 0;
   bytes = 0;
   committing: Promise<number> | null = null;
@@ -92,7 +94,8 @@ class Lane {
   }
 
   /** Queues COPY bytes; resolves once the socket has room again. */
-  async write(bytes: Buffer, path: Path): Promise<void> {
+  async write(bytes: Buffer, path: Path, release?: () => void): Promise<void> {
+    if (release !== undefined) this.releases.push(release);
     if (this.copy === null) {
       this.direct = path.direct;
       this.copy = this.startCopy(this.direct ? 'samples' : 'import_samples');
@@ -128,7 +131,9 @@ class Lane {
     try {
       if (this.copyFailure === null) copy.end(BINARY_COPY_TRAILER);
       await this.copyDone;
-      return this.direct ? copy.rowCount : await this.mergeStaged();
+      const rows = this.direct ? copy.rowCount : await this.mergeStaged();
+      this.released();
+      return rows;
     } catch (error) {
       if (!this.direct || !REPLAYED_ERRORS.has((error as { code?: string }).code ?? '')) throw error;
       // The export repeats a record. The refused COPY may still hold unsent bytes:
@@ -141,10 +146,20 @@ class Lane {
       for (const bytes of this.kept) replay.write(bytes);
       replay.end(BINARY_COPY_TRAILER);
       await this.copyDone;
-      return await this.mergeStaged();
+      const rows = await this.mergeStaged();
+      this.released();
+      return rows;
     } finally {
       this.kept = [];
+      // On failure the buffers may still sit in a socket write: never reused then.
+      this.releases = [];
     }
+  }
+
+  /** The batch is committed, so no write still holds its buffers. */
+  private released(): void {
+    for (const release of this.releases) release();
+    this.releases = [];
   }
 
   private async mergeStaged(): Promise<number> {
@@ -195,7 +210,7 @@ export class SampleLoader {
     const lane = this.lanes[this.active];
     lane.rows += chunk.rows;
     this.written += chunk.rows;
-    await lane.write(chunk.bytes, this.path);
+    await lane.write(chunk.bytes, this.path, chunk.release);
     if (lane.rows >= this.options.batchRows || lane.bytes >= BATCH_BYTES) await this.rotate();
   }
 

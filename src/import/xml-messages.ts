@@ -41,15 +41,16 @@ export type FromWorker =
   | { kind: 'activity'; rows: ActivityRow[] }
   | { kind: 'profile'; row: ProfileRow; exportedAtMs: number | null }
   | { kind: 'days'; settled: SettledDays[] }
-  /** A chunk of bytes is parsed: the main thread may send another. */
-  | { kind: 'parsed'; line: number; elements: number }
+  /** A chunk of bytes is parsed: the main thread may send another, in the buffer given back. */
+  | { kind: 'parsed'; line: number; elements: number; spent: Uint8Array }
   | { kind: 'warning'; line: string }
   | { kind: 'done'; summary: XmlSummary }
   | { kind: 'failed'; message: string; input: boolean };
 
 export type ToWorker =
   | { kind: 'names'; id: number; entries: CatalogEntries }
-  | { kind: 'credit' }
+  /** A chunk of rows is written: the worker may send another, and reuse the buffers given back (committed rows). */
+  | { kind: 'credit'; spent: Uint8Array[] }
   /** UTF-8 of export.xml, cut after a line's end whenever the chunk has one. */
   | { kind: 'bytes'; bytes: Uint8Array }
   | { kind: 'end' };

@@ -55,14 +55,21 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
   });
   const send = (message: ToWorker, transfer: ArrayBuffer[] = []) => worker.postMessage(message, transfer);
   const workoutUuids: string[] = [];
+  const committed: Buffer[] = [];
+  /** Piece buffers the worker gave back. */
+  const spare: Buffer[] = [];
   const routeReferences: RouteReference[] = [];
 
   async function store(message: FromWorker): Promise<void> {
     switch (message.kind) {
-      case 'rows':
-        await loader.write({ bytes: Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength), rows: message.rows });
-        send({ kind: 'credit' });
+      case 'rows': {
+        const bytes = Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
+        await loader.write({ bytes, rows: message.rows, release: () => committed.push(bytes) });
+        // Buffers of committed batches go back with the credit, to be filled again.
+        const spent = committed.splice(0);
+        send({ kind: 'credit', spent }, spent.map((each) => each.buffer as ArrayBuffer));
         return;
+      }
       case 'workouts': {
         for (const row of message.rows) catalog.sourceId(row.sourceName, row.device);
         await catalog.resolve();
@@ -123,12 +130,14 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
       while (pieceCredits < wanted && !isSettled()) await new Promise<void>((resolve) => (pieceCreditGranted = resolve));
     };
     // Each piece gets a buffer of its own, so it moves to the worker instead of being copied.
-    let piece = Buffer.allocUnsafeSlow(2 * TEXT_CHUNK);
+    let piece: Buffer = Buffer.allocUnsafeSlow(2 * TEXT_CHUNK);
     let used = 0;
     const sendPiece = async (length: number) => {
       await waitForCredit(1);
       pieceCredits--;
-      const next = Buffer.allocUnsafeSlow(Math.max(2 * TEXT_CHUNK, used - length));
+      const wanted = Math.max(2 * TEXT_CHUNK, used - length);
+      const reused = spare.pop();
+      const next = reused !== undefined && reused.length >= wanted ? reused : Buffer.allocUnsafeSlow(wanted);
       piece.copy(next, 0, length, used);
       send({ kind: 'bytes', bytes: piece.subarray(0, length) }, [piece.buffer as ArrayBuffer]);
       piece = next;
@@ -189,6 +198,7 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
       if (settled) return;
       switch (message.kind) {
         case 'parsed':
+          if (spare.length < PIECES_IN_FLIGHT + 1) spare.push(Buffer.from(message.spent.buffer, 0, message.spent.buffer.byteLength));
           parsedLine = message.line;
           elements = message.elements;
           pieceCredits++;

@@ -56,10 +56,12 @@ async function handOverRows(): Promise<void> {
 
 async function parse(bytes: Uint8Array): Promise<void> {
   reader.write(bytes);
+  const spent = bytes;
   if (rows.size >= ROWS_CHUNK || rows.hasPending) await handOverRows();
   intake.flushElements(false);
   if (inline !== null && ++texts % TEXTS_PER_DAYS === 0) post({ kind: 'days', settled: inline.drain() });
-  post({ kind: 'parsed', line: reader.line, elements: intake.elements });
+  // The bytes are read (the tokenizer keeps its own copy of what it has not consumed): hand the buffer back.
+  post({ kind: 'parsed', line: reader.line, elements: intake.elements, spent }, [spent.buffer as ArrayBuffer]);
 }
 
 async function end(): Promise<void> {
@@ -91,6 +93,7 @@ port.on('message', (message: ToWorker) => {
       replies.delete(message.id);
       return;
     case 'credit':
+      for (const bytes of message.spent) rows.reuse(bytes);
       credits++;
       creditGranted?.();
       creditGranted = null;

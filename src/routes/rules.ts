@@ -1,7 +1,7 @@
 // Cross-parameter rules shared by routes: ranges (end after start, caps in
 // 24-hour days, at most 366 local days for day-grained answers) and type
 // identifiers checked against the registry. Messages name the parameter.
-import { localDaysTouched } from '../core/local-days.js';
+import { countLocalDaysTouched } from '../core/local-days.js';
 import { isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
 import { errors } from '../errors.js';
 
@@ -16,9 +16,9 @@ export interface RangeRule {
   timeZone?: string;
 }
 
-/** Local days [start, end) touches; only called on capped ranges, so the list is short. */
+/** Local days [start, end) touches. */
 export function localDayCount(start: number, end: number, timeZone: string): number {
-  return localDaysTouched(start, end, timeZone).length;
+  return countLocalDaysTouched(start, end, timeZone);
 }
 
 /** Checks a half-open range [start, end) against a route's rules. */
