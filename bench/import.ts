@@ -1,4 +1,4 @@
-// `node dist/bench/import.js [--records 5000000] [--keep] [--zip path]`
+// `node dist/bench/import.js [--records 5000000] [--keep] [--zip path] [--baseline other/dist/src/import/cli.js [--rounds 2]]`
 // Generates an Apple Health export.zip of a heavy Apple Watch user (streamed
 // to disk through yazl, never held in memory: ~2,400 records a day — heart
 // rate with metadata, energy every minute, steps and distance from watch and
@@ -8,7 +8,7 @@
 // then imports it with the CLI into a fresh embedded cluster configured like
 // the default ./data one, and reports records/s end to end and the
 // importer's peak RSS. With --keep the export and the cluster directory stay.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -291,16 +291,39 @@ function clusterCpuSeconds(dataDir: string): number {
   return ticks / TICKS_PER_SECOND;
 }
 
+/**
+ * The database's own bulk-load speed for the rows the import wrote: dumped with
+ * psql's \copy in binary, the table emptied, then timed loading them back in one
+ * COPY with the importer's session settings (no XML, no conversion, one stream).
+ */
+function databaseCeiling(url: string, file: string): { rows: number; seconds: number } {
+  const psql = (...commands: string[]) => {
+    const result = spawnSync('/usr/bin/psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', ...commands.flatMap((command) => ['-c', command])], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`psql failed: ${result.stderr}`);
+    return result.stdout;
+  };
+  const rows = Number(psql('SELECT count(*) FROM samples').trim().split('\n').find((line) => /^\s*\d+\s*$/.test(line)));
+  psql(`\\copy samples TO '${file}' WITH (FORMAT binary)`);
+  psql('TRUNCATE samples', 'CHECKPOINT');
+  const started = performance.now();
+  psql('SET synchronous_commit = off', 'SET session_replication_role = replica', `\\copy samples FROM '${file}' WITH (FORMAT binary)`);
+  const seconds = (performance.now() - started) / 1000;
+  rmSync(file, { force: true });
+  return { rows, seconds };
+}
+
 /** What the importer says it read: `1,234,567 elements read`. */
 function elementsRead(run: ImportRun): number {
   const match = /([\d,]+) elements read/.exec(run.report);
   return match ? Number(match[1].replace(/,/g, '')) : NaN;
 }
 
-function runImport(zipPath: string, databaseUrl: string, dataDir: string): Promise<ImportRun> {
+const OUR_CLI = join(process.cwd(), 'dist', 'src', 'import', 'cli.js');
+
+function runImport(zipPath: string, databaseUrl: string, dataDir: string, cli = OUR_CLI): Promise<ImportRun> {
   const started = performance.now();
   const cpuBefore = clusterCpuSeconds(dataDir);
-  const child = spawn(process.execPath, [join(process.cwd(), 'dist', 'src', 'import', 'cli.js'), '--user', USER, zipPath], {
+  const child = spawn(process.execPath, [cli, '--user', USER, zipPath], {
     env: { ...process.env, DATABASE_URL: databaseUrl, SERVICE_TIME_ZONE: ZONE },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -312,7 +335,9 @@ function runImport(zipPath: string, databaseUrl: string, dataDir: string): Promi
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { records: { type: 'string', default: '5000000' }, keep: { type: 'boolean', default: false }, zip: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { records: { type: 'string', default: '5000000' }, keep: { type: 'boolean', default: false }, zip: { type: 'string' }, baseline: { type: 'string' }, rounds: { type: 'string', default: '2' } },
+  });
   const wanted = Number(values.records);
   const dir = mkdtempSync(join(process.cwd(), '.tmp', 'bench-import-'));
   let zipPath = values.zip;
@@ -337,12 +362,51 @@ async function main(): Promise<void> {
     console.log(`bench:   ${summary(first)}`);
     console.log(`bench: re-import of the same export (nothing new) of ${rate(again)}`);
     console.log(`bench:   ${summary(again)}`);
+    const ceiling = databaseCeiling(db.adminUrl, join(dir, 'samples.copy'));
+    console.log(
+      `bench: database ceiling (psql \\copy of the same ${ceiling.rows} rows from a binary file into the emptied samples table, same session settings): ${ceiling.seconds.toFixed(1)} s, ${Math.round(ceiling.rows / ceiling.seconds)} rows/s; first import ÷ ceiling ${(elementsRead(first) / first.seconds / (ceiling.rows / ceiling.seconds)).toFixed(2)}`,
+    );
     console.log(`bench: load average while running: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} (2 cores shared)`);
   } finally {
     await db.stop();
+  }
+  try {
+    if (values.baseline !== undefined) await compareWithBaseline(zipPath, dir, values.baseline, Number(values.rounds));
+  } finally {
     if (!values.keep) rmSync(dir, { recursive: true, force: true });
     else console.error(`bench: kept ${dir}`);
   }
+}
+
+/**
+ * `--baseline <another build's dist/src/import/cli.js>`: first imports of the
+ * same export by that importer and by this one, alternating round by round,
+ * each into a fresh cluster, so both see the same machine.
+ */
+async function compareWithBaseline(zipPath: string, dir: string, baselineCli: string, rounds: number): Promise<void> {
+  const rates: Record<'baseline' | 'ours', number[]> = { baseline: [], ours: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const [who, cli] of [['baseline', baselineCli], ['ours', OUR_CLI]] as const) {
+      const dbDir = join(dir, `ab-${round}-${who}`);
+      const db = await startEmbeddedDatabase({ dir: dbDir });
+      try {
+        await applyMigrations(db.adminUrl);
+        const run = await runImport(zipPath, db.adminUrl, join(dbDir, 'pg'), cli);
+        if (run.code !== 0) throw new Error(`${who} import failed with ${run.code}`);
+        rates[who].push(elementsRead(run) / run.seconds);
+        console.log(`bench: round ${round + 1}, ${who}: ${run.seconds.toFixed(1)} s, ${Math.round(elementsRead(run) / run.seconds)} records/s, PostgreSQL CPU ${run.databaseCpu.toFixed(1)} s`);
+      } finally {
+        await db.stop();
+        rmSync(dbDir, { recursive: true, force: true });
+      }
+    }
+  }
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  console.log(`bench: baseline ${Math.round(median(rates.baseline))} records/s, ours ${Math.round(median(rates.ours))} records/s (medians of ${rounds}): ×${(median(rates.ours) / median(rates.baseline)).toFixed(2)}`);
 }
 
 main().catch((error: unknown) => {
