@@ -5,6 +5,9 @@
 // then scaling (1 vs 2 processes; 10/100/1000 connections), and writes the
 // generated sections of bench/RESULTS.md. Each load runs in its own process;
 // each figure is the median of BENCH_RUNS runs of BENCH_SECONDS seconds.
+// `node dist/bench/run.js <route name fragment …>` measures only the matching
+// routes against their baselines and prints the table instead (no scaling, no
+// export, RESULTS.md untouched): a quick check of one change.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +70,8 @@ async function main(): Promise<void> {
   const registered = new Set(allRoutes().map((r) => r.path));
   const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
   const all = benchRoutes(ctx);
-  const routes = all.filter((r) => registered.has(r.route));
+  const only = process.argv.slice(2);
+  const routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => r.name.includes(fragment))));
   const missing = all.filter((r) => !registered.has(r.route)).map((r) => r.name);
   const settings: SystemSettings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: POOL_SIZE, workerThreads: WORKER_THREADS };
 
@@ -129,7 +133,7 @@ async function main(): Promise<void> {
       log(`bench: ${route.name}: ${result.ours.rps.toFixed(0)} req/s, p99 ${result.ours.p99} ms (${elapsed()})`);
     }
 
-    for (const connections of SWEEP_CONNECTIONS) {
+    for (const connections of only.length === 0 ? SWEEP_CONNECTIONS : []) {
       const helloRuns: Measurement[] = [];
       for (let run = 0; run < RUNS; run++) helloRuns.push(await httpLoad(httpJob(hello.baseUrl, HELLO, connections)));
       sweep.push({ name: HELLO.name, connections, result: medianOf(helloRuns) });
@@ -143,7 +147,7 @@ async function main(): Promise<void> {
 
     await healthd.stop();
     healthd = await startHealthd(settings, 2);
-    for (const route of routes) {
+    for (const route of only.length === 0 ? routes : []) {
       await probe(healthd.baseUrl, route);
       await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1));
       const runs: Measurement[] = [];
@@ -160,7 +164,7 @@ async function main(): Promise<void> {
   const loadAfter = loadavg();
   const routeSeconds = (performance.now() - started) / 1000;
 
-  await writeSection(RESULTS, 'routes', renderRoutes({
+  const routesMarkdown = renderRoutes({
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: totalmem() / 2 ** 30, node: process.version, loadBefore, loadAfter },
     seconds: SECONDS,
     runs: RUNS,
@@ -173,7 +177,12 @@ async function main(): Promise<void> {
     scaling,
     missing,
     wallSeconds: routeSeconds,
-  }));
+  });
+  if (only.length > 0) {
+    process.stdout.write(routesMarkdown + '\n');
+    return;
+  }
+  await writeSection(RESULTS, 'routes', routesMarkdown);
   log(`bench: wrote the route sections of ${RESULTS}; now the export bench (${elapsed()})`);
   const exportStarted = performance.now();
   const exportMarkdown = await exportSection(EXPORT_DIR, log);

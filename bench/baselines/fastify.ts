@@ -15,7 +15,7 @@ import { assembleSleepNights, SLEEP_SESSION_GAP_MS } from '../../src/core/sleep-
 import { createReadOnlyPool } from '../../src/db/pool.js';
 import { dailyValues } from '../../src/db/queries/metrics.js';
 import { samplesPage } from '../../src/db/queries/samples.js';
-import { sleepSamples } from '../../src/db/queries/sleep.js';
+import { sleepSamplesReaching } from '../../src/db/queries/sleep.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
 import { findWorkoutBounds, listWorkouts, workoutStreams } from '../../src/db/queries/workouts.js';
 import { HealthProbe } from '../../src/health.js';
@@ -113,7 +113,7 @@ app.get('/v1/workouts/:uuid/series', response(schemas.WorkoutSeriesResponse), as
 app.get('/v1/sleep/daily', response(schemas.SleepNightsResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
   const windowStart = dayStartMs(localDayOf(Number(request.query.start), timeZone), timeZone);
   const windowEnd = dayStartMs(dayAfter(localDayOf(Number(request.query.end) - 1, timeZone)), timeZone);
-  const samples = await sleepSamples(pool, userId, windowStart - 48 * 3_600_000, windowEnd + SLEEP_SESSION_GAP_MS);
+  const samples = await sleepSamplesReaching(pool, userId, windowStart, windowEnd + SLEEP_SESSION_GAP_MS);
   const nights = assembleSleepNights(samples, timeZone).filter((night) => night.end >= windowStart && night.end < windowEnd);
   return { nights };
 });

@@ -6,7 +6,8 @@
 // last day may still extend a session past it, so the samples read reach:
 // - forward to 3 h (the session gap) past the last day: a later sample that
 //   joins a session moves its end, and its date, out of the range;
-// - back as far as sleepReadStart (src/db/queries/sleep.ts) says, so the
+// - back as far as sleepReadStart (src/db/queries/sleep.ts) says — read with the
+//   window in one query unless a session reaches further back — so the
 //   first night ending in the range has all its samples.
 //
 // Assembly stays inline, even for 366 days: bench/series-inline-vs-pool.ts
@@ -16,7 +17,7 @@
 import { Type } from '@sinclair/typebox';
 import { dayAfter, dayStartMs, localDayOf } from '../core/local-days.js';
 import { assembleSleepNights, SLEEP_SESSION_GAP_MS } from '../core/sleep-nights.js';
-import { sleepReadStart, sleepSamples } from '../db/queries/sleep.js';
+import { sleepSamplesReaching } from '../db/queries/sleep.js';
 import { End, Start } from '../schemas/common.js';
 import { SleepNightsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
@@ -45,8 +46,7 @@ export const sleepRoute = defineRoute({
     const windowEnd = dayStartMs(dayAfter(localDayOf(query.end - 1, timeZone)), timeZone);
     const readUntil = windowEnd + SLEEP_SESSION_GAP_MS;
 
-    const from = await sleepReadStart(services.pool, userId, windowStart);
-    const nights = assembleSleepNights(await sleepSamples(services.pool, userId, from, readUntil), timeZone);
+    const nights = assembleSleepNights(await sleepSamplesReaching(services.pool, userId, windowStart, readUntil), timeZone);
     return json({ nights: nights.filter((night) => night.end >= windowStart && night.end < windowEnd) });
   },
 });

@@ -65,19 +65,43 @@ export async function sleepSamples(pool: pg.Pool, userId: string, fromMs: number
  * when it is the last one and a sample within the gap of its end could still
  * extend it. Counting that last session in when nothing does extend it only
  * looks back further, which changes no night ending in the window: an earlier
- * sample ends too long before it to join.
+ * sample ends too long before it to join. (The sleep export's cursor starts
+ * there.)
  */
 export async function sleepReadStart(pool: pg.Pool, userId: string, windowStartMs: number): Promise<number> {
   let from = windowStartMs - INITIAL_LOOKBACK_MS;
   let samples: SleepSample[] = await sleepSamples(pool, userId, from, windowStartMs);
-  for (;;) {
-    const reaching = splitSleepSessions(samples).find((session, i, sessions) => {
-      const latestEnd = session.reduce((latest, sample) => Math.max(latest, sample.endMs), -Infinity);
-      return latestEnd >= windowStartMs || (i === sessions.length - 1 && latestEnd + SLEEP_SESSION_GAP_MS >= windowStartMs);
-    });
-    if (!reaching || reaching[0].startMs - from > LONGEST_SAMPLE_MS + SLEEP_SESSION_GAP_MS) return from;
+  while (needsEarlier(samples, from, windowStartMs)) {
     const earlier = windowStartMs - 2 * (windowStartMs - from);
     samples = (await sleepSamples(pool, userId, earlier, from)).concat(samples);
     from = earlier;
   }
+  return from;
+}
+
+/**
+ * The samples from sleepReadStart's instant up to `toMs` (after the window
+ * start), with one query in the usual case: the 48 h lookback is read together
+ * with the window, and earlier samples only when a session reaches back.
+ */
+export async function sleepSamplesReaching(pool: pg.Pool, userId: string, windowStartMs: number, toMs: number): Promise<SleepSample[]> {
+  let from = windowStartMs - INITIAL_LOOKBACK_MS;
+  let samples = await sleepSamples(pool, userId, from, toMs);
+  for (;;) {
+    let beforeWindow = 0;
+    while (beforeWindow < samples.length && samples[beforeWindow].startMs < windowStartMs) beforeWindow++;
+    if (!needsEarlier(samples.slice(0, beforeWindow), from, windowStartMs)) return samples;
+    const earlier = windowStartMs - 2 * (windowStartMs - from);
+    samples = (await sleepSamples(pool, userId, earlier, from)).concat(samples);
+    from = earlier;
+  }
+}
+
+/** Whether the samples read from `from` up to the window start may miss the start of a session that reaches the window. */
+function needsEarlier(beforeWindow: readonly SleepSample[], from: number, windowStartMs: number): boolean {
+  const reaching = splitSleepSessions(beforeWindow).find((session, i, sessions) => {
+    const latestEnd = session.reduce((latest, sample) => Math.max(latest, sample.endMs), -Infinity);
+    return latestEnd >= windowStartMs || (i === sessions.length - 1 && latestEnd + SLEEP_SESSION_GAP_MS >= windowStartMs);
+  });
+  return reaching !== undefined && reaching[0].startMs - from <= LONGEST_SAMPLE_MS + SLEEP_SESSION_GAP_MS;
 }

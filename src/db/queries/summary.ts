@@ -8,7 +8,7 @@ import { SLEEP_SESSION_GAP_MS } from '../../core/sleep-nights.js';
 import { SUMMARY_RANGES, SUMMARY_TYPES, type SummaryInput, type SummaryRange } from '../../core/summary.js';
 import { activityDays } from './activity.js';
 import { dailyValues, latestSamples, type DailyRequestType } from './metrics.js';
-import { sleepReadStart, sleepSamples } from './sleep.js';
+import { sleepSamplesReaching } from './sleep.js';
 
 const DAILY_TYPES: DailyRequestType[] = [SUMMARY_TYPES.steps, SUMMARY_TYPES.activeEnergy, SUMMARY_TYPES.exercise, SUMMARY_TYPES.restingHeartRate, SUMMARY_TYPES.hrvSDNN].map(
   (identifier) => {
@@ -67,7 +67,7 @@ export async function readSummaryInput(pool: pg.Pool, userId: string, timeZone: 
     activityDays(pool, userId, firstDay, lastDay),
     summaryWorkouts(pool, userId, window.startMs, window.endMs),
     latestSamples(pool, userId, [SUMMARY_TYPES.weight, SUMMARY_TYPES.bodyFat]),
-    sleepReadStart(pool, userId, window.startMs).then((from) => sleepSamples(pool, userId, from, window.endMs + SLEEP_SESSION_GAP_MS)),
+    sleepSamplesReaching(pool, userId, window.startMs, window.endMs + SLEEP_SESSION_GAP_MS),
   ]);
   const column = (pick: (s: (typeof sleep)[number]) => number | null) => Float64Array.from(sleep, (s) => pick(s) ?? NaN);
   return {
