@@ -51,8 +51,7 @@ function offsetMs(ms: number, zone: string): number {
 export function localDayOf(ms: number, zone: string): string {
   if (!Number.isFinite(ms)) throw new RangeError(`cannot place instant ${ms} in time zone ${zone}`);
   const local = new Date(ms + offsetMs(ms, zone));
-  const pad = (part: number, width: number) => String(part).padStart(width, '0');
-  return `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}`;
+  return formatCalendarDay(local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate());
 }
 
 /** How many local days [startMs, endMs) touches; startMs < endMs. Cheaper than listing them (range checks run per request). */
@@ -81,17 +80,19 @@ export function dayStartMs(day: string, zone: string): number {
 /** The calendar day after `day` (no zone involved: plain date arithmetic, no luxon). */
 export function dayAfter(day: string): string {
   const next = new Date(calendarMs(day) + DAY_MS);
-  const pad = (part: number, width: number) => String(part).padStart(width, '0');
-  return `${pad(next.getUTCFullYear(), 4)}-${pad(next.getUTCMonth() + 1, 2)}-${pad(next.getUTCDate(), 2)}`;
+  return formatCalendarDay(next.getUTCFullYear(), next.getUTCMonth() + 1, next.getUTCDate());
 }
 
 /** UTC midnight of a calendar day: its position on a zone-free calendar. */
 function calendarMs(day: string): number {
-  const parts = parseDay(day);
+  return utcMidnight(parseDay(day)).getTime();
+}
+
+/** setUTCFullYear, unlike Date.UTC, keeps years 0–99 as given; an overflowing day rolls into the next month. */
+function utcMidnight(parts: { year: number; month: number; day: number }): Date {
   const at = new Date(0);
-  // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as given.
   at.setUTCFullYear(parts.year, parts.month - 1, parts.day);
-  return at.getTime();
+  return at;
 }
 
 /** [start of firstDay, start of the day after lastDay) in `zone`. */
@@ -126,12 +127,14 @@ function parseDay(day: string): { year: number; month: number; day: number } {
 
 function isCalendarDay(parts: { year: number; month: number; day: number }): boolean {
   if (parts.month < 1 || parts.month > 12 || parts.day < 1) return false;
-  const at = new Date(0);
-  at.setUTCFullYear(parts.year, parts.month - 1, parts.day);
+  const at = utcMidnight(parts);
   return at.getUTCMonth() === parts.month - 1 && at.getUTCDate() === parts.day;
 }
 
 function formatDay(at: DateTime): string {
-  const pad = (part: number, width: number) => String(part).padStart(width, '0');
-  return `${pad(at.year, 4)}-${pad(at.month, 2)}-${pad(at.day, 2)}`;
+  return formatCalendarDay(at.year, at.month, at.day);
+}
+
+function formatCalendarDay(year: number, month: number, day: number): string {
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }

@@ -108,7 +108,6 @@ export class XmlTokenizer {
   private began = false;
   /** Nothing but a byte order mark came before: where the XML declaration may stand. */
   private atStart = true;
-  private consumed = 0;
 
   constructor(private readonly handler: XmlTokenHandler) {}
 
@@ -163,8 +162,10 @@ export class XmlTokenizer {
         pos = end;
         break;
       }
-      if (lt > pos) this.text(pos, lt);
-      if (lt > pos || this.consumed > 0) this.atStart = false;
+      if (lt > pos) {
+        this.text(pos, lt);
+        this.atStart = false;
+      }
       pos = lt;
       if (lt + 1 >= end) break;
       const next = buffer.indexOf('<', lt + 1);
@@ -181,7 +182,7 @@ export class XmlTokenizer {
       // A start or end tag cannot hold a `<` (comments and declarations may).
       if (next !== -1 && next < after && kind !== BANG && kind !== QUESTION) this.fail(next, '"<" is not allowed inside a tag or an attribute value');
       pos = after;
-      this.consumed++;
+      this.atStart = false;
       lt = next !== -1 && next >= after ? next : buffer.indexOf('<', after);
     }
     this.pos = pos;

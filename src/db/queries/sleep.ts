@@ -69,14 +69,7 @@ export async function sleepSamples(pool: pg.Pool, userId: string, fromMs: number
  * there.)
  */
 export async function sleepReadStart(pool: pg.Pool, userId: string, windowStartMs: number): Promise<number> {
-  let from = windowStartMs - INITIAL_LOOKBACK_MS;
-  let samples: SleepSample[] = await sleepSamples(pool, userId, from, windowStartMs);
-  while (needsEarlier(samples, from, windowStartMs)) {
-    const earlier = windowStartMs - 2 * (windowStartMs - from);
-    samples = (await sleepSamples(pool, userId, earlier, from)).concat(samples);
-    from = earlier;
-  }
-  return from;
+  return (await readReaching(pool, userId, windowStartMs, windowStartMs)).from;
 }
 
 /**
@@ -85,12 +78,16 @@ export async function sleepReadStart(pool: pg.Pool, userId: string, windowStartM
  * with the window, and earlier samples only when a session reaches back.
  */
 export async function sleepSamplesReaching(pool: pg.Pool, userId: string, windowStartMs: number, toMs: number): Promise<SleepSample[]> {
+  return (await readReaching(pool, userId, windowStartMs, toMs)).samples;
+}
+
+async function readReaching(pool: pg.Pool, userId: string, windowStartMs: number, toMs: number): Promise<{ from: number; samples: SleepSample[] }> {
   let from = windowStartMs - INITIAL_LOOKBACK_MS;
   let samples = await sleepSamples(pool, userId, from, toMs);
   for (;;) {
     let beforeWindow = 0;
     while (beforeWindow < samples.length && samples[beforeWindow].startMs < windowStartMs) beforeWindow++;
-    if (!needsEarlier(samples.slice(0, beforeWindow), from, windowStartMs)) return samples;
+    if (!needsEarlier(samples.slice(0, beforeWindow), from, windowStartMs)) return { from, samples };
     const earlier = windowStartMs - 2 * (windowStartMs - from);
     samples = (await sleepSamples(pool, userId, earlier, from)).concat(samples);
     from = earlier;
