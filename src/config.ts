@@ -1,8 +1,25 @@
-// Reads and validates every setting once, at start. A refusal is a ConfigError
-// whose message is one line naming the setting and what is wrong with it.
+// Every environment variable healthd reads, read here and nowhere else, once,
+// at start. A refusal is a ConfigError whose message is one line naming the
+// setting and what is wrong with it. The server, `npm run import`, `npm run
+// demo` and `npm run migrate` each take the group of settings they use.
+import { resolve } from 'node:path';
 import { isValidZone } from './core/local-days.js';
+import { canonicalUuid } from './core/uuid.js';
+import { TUNABLES, type Tunables } from './limits.js';
 
 export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+/** Where the data lives: your PostgreSQL, or the embedded cluster under `dataDir`. */
+export interface DatabaseSettings {
+  /** DATABASE_URL; null means the embedded cluster. */
+  url: string | null;
+  /** HEALTHD_DATA_DIR: the embedded cluster, its secrets and generated tokens. */
+  dataDir: string;
+  /** EMBEDDED_PG_PORT. */
+  embeddedPort: number;
+}
 
 export interface Config {
   /** null until resolved: with the embedded database an unset token is generated. */
@@ -13,26 +30,14 @@ export interface Config {
   trustProxyHeaders: boolean;
   host: string;
   port: number;
-  databaseUrl: string | null;
-  limits: {
-    queryTimeoutMs: number;
-    dbConnectTimeoutMs: number;
-    dbPoolSize: number;
-    exportTimeLimitMs: number;
-    exportIdleLimitMs: number;
-    shutdownGraceMs: number;
-    catalogFreshMs: number;
-    catalogStaleMs: number;
-    healthCacheMs: number;
-  };
+  database: DatabaseSettings;
+  /** The tunable limits as configured (limits.ts). */
+  limits: Tunables;
+  dbPoolSize: number;
+  dbConnectTimeoutMs: number;
   workerThreads: number;
   allowUwsFallback: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string): boolean => UUID.test(value);
-
-type Env = Record<string, string | undefined>;
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
@@ -51,48 +56,93 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
+function uuid(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  const canonical = canonicalUuid(raw);
+  if (canonical === null) throw new ConfigError(`${name} must be a uuid`);
+  return canonical;
+}
+
+function timeZone(env: Env): string {
+  const zone = env.SERVICE_TIME_ZONE || 'UTC';
+  if (!isValidZone(zone)) throw new ConfigError('SERVICE_TIME_ZONE must be an IANA time zone such as Europe/Berlin');
+  return zone;
+}
+
+export const DEFAULT_EMBEDDED_PORT = 54329;
+
+export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
+  return {
+    url: env.DATABASE_URL || null,
+    dataDir: resolve(env.HEALTHD_DATA_DIR || 'data'),
+    embeddedPort: integer(env, 'EMBEDDED_PG_PORT', DEFAULT_EMBEDDED_PORT, 1, 65535),
+  };
+}
+
+function tunables(env: Env): Tunables {
+  const entries = Object.entries(TUNABLES).map(([name, t]) => [name, integer(env, t.setting, t.default, t.min, t.max)]);
+  return Object.fromEntries(entries) as unknown as Tunables;
+}
+
+/** The server's settings (`npm start`). */
 export function loadConfig(env: Env = process.env): Config {
-  const databaseUrl = env.DATABASE_URL || null;
+  const database = loadDatabaseSettings(env);
 
   const token = env.SERVICE_API_TOKEN;
   if (token !== undefined) {
     if (token === 'change-me') throw new ConfigError('SERVICE_API_TOKEN still holds the placeholder change-me; set a secret of at least 16 characters');
     if (token.length < 16) throw new ConfigError('SERVICE_API_TOKEN must be at least 16 characters');
-  } else if (databaseUrl) {
+  } else if (database.url) {
     throw new ConfigError('SERVICE_API_TOKEN is required when DATABASE_URL is set');
   }
 
-  const userId = env.SERVICE_USER_ID || null;
-  if (userId !== null && !isUuid(userId)) throw new ConfigError('SERVICE_USER_ID must be a uuid');
-  if (userId === null && databaseUrl) throw new ConfigError('SERVICE_USER_ID is required when DATABASE_URL is set');
-
-  const timeZone = env.SERVICE_TIME_ZONE || 'UTC';
-  if (!isValidZone(timeZone)) throw new ConfigError(`SERVICE_TIME_ZONE must be an IANA time zone such as Europe/Berlin`);
+  const userId = uuid(env, 'SERVICE_USER_ID');
+  if (userId === null && database.url) throw new ConfigError('SERVICE_USER_ID is required when DATABASE_URL is set');
 
   const host = env.SERVICE_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError('SERVICE_HOST must be a host address');
 
   return {
     apiToken: token ?? null,
-    defaultUserId: userId === null ? null : userId.toLowerCase(),
+    defaultUserId: userId,
     multiUser: bool(env, 'SERVICE_MULTI_USER', false),
-    timeZone,
+    timeZone: timeZone(env),
     trustProxyHeaders: bool(env, 'TRUST_PROXY_HEADERS', false),
     host,
     port: integer(env, 'SERVICE_PORT', 8081, 0, 65535),
-    databaseUrl,
-    limits: {
-      queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30_000, 1, 3_600_000),
-      dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
-      dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
-      exportTimeLimitMs: integer(env, 'EXPORT_TIME_LIMIT_MS', 30 * 60_000, 1, 24 * 3_600_000),
-      exportIdleLimitMs: integer(env, 'EXPORT_IDLE_LIMIT_MS', 60_000, 1, 3_600_000),
-      shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000, 0, 600_000),
-      catalogFreshMs: integer(env, 'CATALOG_FRESH_MS', 5 * 60_000, 0, 24 * 3_600_000),
-      catalogStaleMs: integer(env, 'CATALOG_STALE_MS', 60 * 60_000, 0, 24 * 3_600_000),
-      healthCacheMs: integer(env, 'HEALTH_CACHE_MS', 2_000, 0, 60_000),
-    },
+    database,
+    limits: tunables(env),
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
     workerThreads: integer(env, 'WORKER_THREADS', 2, 1, 64),
     allowUwsFallback: bool(env, 'ALLOW_UWS_FALLBACK', false),
   };
+}
+
+/** `npm run import`: the user and zone it imports for, and where it writes. */
+export interface ImportSettings {
+  /** SERVICE_USER_ID, when set (`--user` overrides it). */
+  userId: string | null;
+  timeZone: string;
+  /** HEALTHD_IMPORT_BATCH_ROWS: most samples per committed batch; undefined for the importer's default. */
+  batchRows: number | undefined;
+  database: DatabaseSettings;
+}
+
+export function loadImportSettings(env: Env = process.env): ImportSettings {
+  const batchRows = integer(env, 'HEALTHD_IMPORT_BATCH_ROWS', 0, 1, 10_000_000);
+  return { userId: uuid(env, 'SERVICE_USER_ID'), timeZone: timeZone(env), batchRows: batchRows || undefined, database: loadDatabaseSettings(env) };
+}
+
+/** `npm run migrate` and `npm run demo`: the database they write, which must be named. */
+export function loadDatabaseUrl(env: Env = process.env): string {
+  const databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) throw new ConfigError('DATABASE_URL must be set (the database to write)');
+  return databaseUrl;
+}
+
+/** SERVICE_TIME_ZONE alone (`npm run demo` cuts its days in it unless told another zone). */
+export function loadTimeZone(env: Env = process.env): string {
+  return timeZone(env);
 }

@@ -1,10 +1,14 @@
-// What routes may use: resolved settings, the database pools, the worker pool,
-// the health probe and the catalog cache. Built once at start by main.ts.
+// What routes may use: resolved settings, the database pools, the worker
+// pool, the database probe and the per-user catalog. Built once at start
+// (createServices) and closed on shutdown.
 import type pg from 'pg';
 import type { Piscina } from 'piscina';
+import { createCatalogService, type CatalogService } from './catalog/service.js';
 import type { Config } from './config.js';
-import type { CatalogCache } from './catalog-cache.js';
-import type { HealthProbe } from './health.js';
+import { createReadOnlyPool } from './db/pool.js';
+import { DatabaseProbe } from './db/probe.js';
+import { EXPORT_SLOTS } from './limits.js';
+import { createWorkerPool } from './worker-pool.js';
 
 export interface ResolvedConfig extends Config {
   apiToken: string;
@@ -18,9 +22,39 @@ export interface Services {
   /** Read-only sessions without the statement timeout, for exports. */
   exportPool: pg.Pool;
   workers: Piscina;
-  health: HealthProbe;
+  probe: DatabaseProbe;
   /** Per-user catalog, kept as the serialized `{types}` body. */
-  catalog: CatalogCache<string>;
-  /** Set when the server is shutting down. */
-  shutdownSignal: AbortSignal;
+  catalog: CatalogService;
+}
+
+export function createServices(config: ResolvedConfig, readUrl: string): Services {
+  const pool = createReadOnlyPool({
+    connectionString: readUrl,
+    max: config.dbPoolSize,
+    statementTimeoutMs: config.limits.queryTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    applicationName: 'healthd',
+  });
+  const exportPool = createReadOnlyPool({
+    connectionString: readUrl,
+    // One connection per running export, and as many again for claims that find every slot taken (held a moment).
+    max: 2 * EXPORT_SLOTS,
+    statementTimeoutMs: 0,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    applicationName: 'healthd-export',
+  });
+  return {
+    config,
+    pool,
+    exportPool,
+    workers: createWorkerPool(config.workerThreads),
+    probe: new DatabaseProbe(pool, config.limits.healthCacheMs),
+    catalog: createCatalogService(pool, config.timeZone, config.limits),
+  };
+}
+
+/** Ends the pools and the worker threads. pool.end() waits for checked-out clients, so a stuck request bounds it by `waitMs`. */
+export async function closeServices(services: Services, waitMs: number): Promise<void> {
+  const ended = Promise.allSettled([services.pool.end(), services.exportPool.end(), services.workers.destroy()]);
+  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { convertActivitySummary, type ActivityRow } from '../src/import/activity-rings.js';
 import { durationSeconds, parseDayMs, parseExportDate, parseIsoInstant } from '../src/import/apple-dates.js';
-import { Catalog } from '../src/import/catalog.js';
+import { NameIds } from '../src/import/name-ids.js';
 import { CopyRows } from '../src/import/copy-rows.js';
 import { convertEcg } from '../src/import/ecg.js';
 import { ImportInputError } from '../src/import/errors.js';
@@ -380,11 +380,11 @@ function decodeSampleRows(bytes: Buffer): Array<Array<string | number | null>> {
 
 test('COPY rows: binary fields as PostgreSQL reads them, rows waiting on new names resolved before they go', async () => {
   const asked: string[] = [];
-  const catalog = new Catalog(async (identifiers, sources) => {
+  const nameIds = new NameIds(async (identifiers, sources) => {
     asked.push(...identifiers, ...sources.map((s) => `${s.name}/${s.device}`));
     return { types: identifiers.map((identifier) => [identifier, 7]), sources: sources.map((s) => ({ ...s, sourceId: 9 })) };
   });
-  const rows = new CopyRows(USER, catalog);
+  const rows = new CopyRows(USER, nameIds);
   const hash1 = 'a'.repeat(40);
   const hash2 = '0123456789abcdef0123456789abcdef01234567';
   // A negative instant and one past 2^32 ms check both halves of the 64-bit integers.

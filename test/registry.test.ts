@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import {
   allTypes,
   categoryLabel,
-  convertToCanonical,
   isQuantityType,
   isSampleType,
   kindOfIdentifier,
@@ -17,6 +16,7 @@ import {
   typeInfo,
   unitOf,
 } from '../src/core/registry.js';
+import { convertToCanonical } from '../src/core/units.js';
 
 const Q = 'HKQuantityTypeIdentifier';
 const CAT = 'HKCategoryTypeIdentifier';

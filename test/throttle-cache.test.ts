@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FailedAuthThrottle } from '../src/http/throttle.js';
-import { CatalogCache } from '../src/catalog-cache.js';
+import { CatalogCache } from '../src/catalog/cache.js';
 
 test('throttle: 10 failures empty the bucket; one token returns every 6 s', () => {
   const throttle = new FailedAuthThrottle();

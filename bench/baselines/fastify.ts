@@ -6,7 +6,8 @@
 // Env: DATABASE_URL, SERVICE_API_TOKEN, SERVICE_USER_ID, SERVICE_TIME_ZONE,
 // PORT, DB_POOL_SIZE. Prints `fastify listening on <port>`.
 import Fastify, { type FastifyRequest } from 'fastify';
-import { CatalogCache } from '../../src/catalog-cache.js';
+import { CatalogCache } from '../../src/catalog/cache.js';
+import { computeCatalog } from '../../src/catalog/service.js';
 import { downsampleStream } from '../../src/core/downsample.js';
 import { dayAfter, dayStartMs, localDayOf } from '../../src/core/local-days.js';
 import { categoryLabel, kindOfIdentifier, typeInfo, unitOf } from '../../src/core/registry.js';
@@ -18,8 +19,7 @@ import { samplesPage } from '../../src/db/queries/samples.js';
 import { sleepSamplesReaching } from '../../src/db/queries/sleep.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
 import { findWorkoutBounds, listWorkouts, workoutStreams } from '../../src/db/queries/workouts.js';
-import { HealthProbe } from '../../src/health.js';
-import { computeCatalog } from '../../src/routes/catalog.js';
+import { DatabaseProbe } from '../../src/db/probe.js';
 import * as schemas from '../../src/schemas/resources.js';
 import type { DailyMetricT } from '../../src/schemas/resources.js';
 import { summaryInput } from '../lib/summary-reads.js';
@@ -29,8 +29,8 @@ const token = env.SERVICE_API_TOKEN;
 const userId = env.SERVICE_USER_ID;
 const timeZone = env.SERVICE_TIME_ZONE;
 const pool = createReadOnlyPool({ connectionString: env.DATABASE_URL, max: Number(env.DB_POOL_SIZE ?? 10), statementTimeoutMs: 30_000, connectTimeoutMs: 3_000, applicationName: 'bench-fastify' });
-const health = new HealthProbe(pool, 2_000);
-const catalog = new CatalogCache({ freshMs: 300_000, staleMs: 3_600_000, maxUsers: 10_000, compute: (user) => computeCatalog(pool, user, timeZone), onRefreshError: () => {} });
+const health = new DatabaseProbe(pool, 2_000);
+const catalog = new CatalogCache({ freshMs: 300_000, staleMs: 3_600_000, maxUsers: 10_000, compute: (user: string) => computeCatalog(pool, user, timeZone), onRefreshError: () => {} });
 
 type Query = Record<string, string | undefined>;
 const num = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value));

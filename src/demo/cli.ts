@@ -2,6 +2,7 @@
 // Fills the database named by DATABASE_URL with deterministic demo data:
 // applies the migrations, generates, prints the user ids and the COPY rate.
 import { parseArgs } from 'node:util';
+import { loadDatabaseUrl, loadTimeZone } from '../config.js';
 import { applyMigrations } from '../db/migrate.js';
 import { generateDemo } from './generate.js';
 
@@ -24,13 +25,12 @@ async function main(): Promise<void> {
       heavy: { type: 'boolean', default: false },
     },
   });
-  const connectionString = process.env.DATABASE_URL;
-  if (!connectionString) throw new Error('DATABASE_URL is not set: name the PostgreSQL database to fill');
+  const connectionString = loadDatabaseUrl();
   const options = {
     users: integerOption(values, 'users'),
     days: integerOption(values, 'days'),
     seed: integerOption(values, 'seed'),
-    timeZone: values.zone ?? process.env.SERVICE_TIME_ZONE ?? 'UTC',
+    timeZone: values.zone ?? loadTimeZone(),
     endDay: values.end,
     scale: values.heavy ? ('heavy' as const) : ('normal' as const),
     log: (line: string) => console.error(line),

@@ -5,6 +5,8 @@
 // queued, so memory stays flat however many millions of rows go through.
 import pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
+import { copyFromStdinSql, skipForeignKeyChecks } from '../db/writes/bulk-load.js';
+import { DEMO_COPY_COLUMNS, type DemoTable } from '../db/writes/demo.js';
 
 const CHUNK_BYTES = 1 << 20;
 const MAX_QUEUED_BYTES = 8 << 20;
@@ -37,14 +39,13 @@ export class CopyWriter {
   /**
    * `trustedForeignKeys`: the rows only reference ids this run has just read
    * back from the referenced tables, so the per-row foreign-key checks (half
-   * the load time of `samples`) can be skipped — see skipForeignKeyChecks.
+   * the load time of `samples`) can be skipped where that is safe.
    */
-  static async open(connectionString: string, table: string, columns: readonly string[], trustedForeignKeys = false): Promise<CopyWriter> {
+  static async open(connectionString: string, table: DemoTable, trustedForeignKeys = false): Promise<CopyWriter> {
     const client = new pg.Client({ connectionString });
     await client.connect();
     if (trustedForeignKeys) await skipForeignKeyChecks(client, table);
-    const quoted = columns.map((c) => `"${c}"`).join(', ');
-    return new CopyWriter(client, client.query(copyFrom(`COPY ${table} (${quoted}) FROM STDIN`)));
+    return new CopyWriter(client, client.query(copyFrom(copyFromStdinSql(table, DEMO_COPY_COLUMNS[table], 'text'))));
   }
 
   /** One row: tab-separated fields made with the helpers below, ending in '\n'. */
@@ -97,26 +98,6 @@ export class CopyWriter {
     this.stream.destroy();
     await this.client.end().catch(() => {});
   }
-}
-
-/**
- * The session stops firing triggers (session_replication_role = replica), as
- * pg_restore --disable-triggers does — but only when every trigger on the
- * table and its partitions belongs to a foreign key and it has no rules, so
- * nothing but those checks is skipped, and only where the role may set it
- * (superusers, or a grant on the parameter). Otherwise the checks run.
- */
-async function skipForeignKeyChecks(client: pg.Client, table: string): Promise<void> {
-  const { rows } = await client.query<{ only_foreign_keys: boolean }>(
-    `WITH tree AS (SELECT $1::regclass AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass))
-     SELECT NOT EXISTS (
-              SELECT 1 FROM pg_trigger t LEFT JOIN pg_constraint c ON c.oid = t.tgconstraint
-              WHERE t.tgrelid IN (SELECT relid FROM tree) AND c.contype IS DISTINCT FROM 'f')
-        AND NOT EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class IN (SELECT relid FROM tree)) AS only_foreign_keys`,
-    [table],
-  );
-  if (!rows[0].only_foreign_keys) return;
-  await client.query('SET session_replication_role = replica').catch(() => {});
 }
 
 const NULL = '\\N';

@@ -18,7 +18,8 @@ import { persona, type Persona } from './persona.js';
 import { planRings, type RingsPlan } from './rings.js';
 import { UserSamples, type AggregateRow, type SourceKey } from './samples.js';
 import { asleepDuring, planNap, planNight, sleepSamples } from './sleep.js';
-import { analyzeTables, prepareDatabase, type Catalog } from './store.js';
+import { analyzeTables, prepareDatabase, type DemoIds } from './store.js';
+import { DEMO_COPY_COLUMNS, type DemoTable } from '../db/writes/demo.js';
 import { otherVitals, writeHeartRate } from './vitals.js';
 import { planWorkouts, type PlannedWorkout } from './workouts.js';
 
@@ -42,33 +43,16 @@ export interface DemoResult {
   seconds: number;
 }
 
-const SAMPLE_COLUMNS = ['user_id', 'uuid', 'type_id', 'start_ms', 'end_ms', 'value', 'source_id', 'metadata'];
 /** COPY connections into `samples`: PostgreSQL's index upkeep dominates, and two backends use both cores. */
 const SAMPLE_CONNECTIONS = 2;
 
-const TABLES = {
-  daily_aggregates: ['user_id', 'type_id', 'day', 'sum', 'avg', 'min', 'max'],
-  activity_summaries: [
-    'user_id', 'day', 'move_kcal', 'move_goal_kcal', 'exercise_min', 'exercise_goal_min',
-    'stand_hours', 'stand_goal_hours', 'move_time_min', 'move_time_goal_min', 'move_mode',
-  ],
-  workouts: [
-    'user_id', 'uuid', 'activity_type', 'start_ms', 'end_ms', 'duration_s', 'distance_m', 'energy_kcal',
-    'source_id', 'statistics', 'events', 'activities', 'metadata',
-  ],
-  workout_streams: ['user_id', 'workout_uuid', 'type_id', 'times_ms', 'values'],
-  workout_routes: ['user_id', 'workout_uuid', 'times_ms', 'latitudes', 'longitudes', 'altitudes_m'],
-  state_of_mind: ['user_id', 'uuid', 'logged_at_ms', 'kind', 'valence', 'valence_classification', 'labels', 'associations'],
-  upload_batches: ['user_id', 'received_at_ms', 'sample_count'],
-} as const;
-
-type Writers = Record<keyof typeof TABLES, CopyWriter>;
+type Writers = Record<Exclude<DemoTable, 'samples'>, CopyWriter>;
 
 /** Where rows go: the `samples` connections (a user-day each, in turn) and one per other table. */
 interface Outputs {
   samples: CopyWriter[];
   tables: Writers;
-  catalog: Catalog;
+  ids: DemoIds;
 }
 
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -91,7 +75,7 @@ export async function generateDemo(connectionString: string, options: DemoOption
   const dayList = daysEndingWith(endDay, days);
   const personas = Array.from({ length: users }, (_, index) => persona(seed, index));
   const firstNightMs = planNight(demoDay(seed, personas[0], timeZone, dayList[0], false)).bedMs;
-  const catalog = await prepareDatabase(
+  const ids = await prepareDatabase(
     connectionString,
     timeZone,
     identifiers,
@@ -99,13 +83,13 @@ export async function generateDemo(connectionString: string, options: DemoOption
   );
   log(`demo: ${users} user(s) × ${days} day(s) ending ${endDay} in ${timeZone}, seed ${seed}${options.scale === 'heavy' ? ', heavy' : ''}`);
 
-  const out: Outputs = { samples: [], tables: {} as Writers, catalog };
+  const out: Outputs = { samples: [], tables: {} as Writers, ids };
   const everyWriter = () => [...out.samples, ...Object.values(out.tables)];
   const samplesSoFar = () => out.samples.reduce((sum, w) => sum + w.rows, 0);
   try {
-    for (let n = 0; n < SAMPLE_CONNECTIONS; n++) out.samples.push(await CopyWriter.open(connectionString, 'samples', SAMPLE_COLUMNS, true));
-    for (const [table, columns] of Object.entries(TABLES)) {
-      out.tables[table as keyof Writers] = await CopyWriter.open(connectionString, table, columns);
+    for (let n = 0; n < SAMPLE_CONNECTIONS; n++) out.samples.push(await CopyWriter.open(connectionString, 'samples', true));
+    for (const table of Object.keys(DEMO_COPY_COLUMNS) as DemoTable[]) {
+      if (table !== 'samples') out.tables[table] = await CopyWriter.open(connectionString, table);
     }
     for (const p of personas) {
       await generateUser(out, p, dayList, options);
@@ -129,10 +113,10 @@ function daysEndingWith(endDay: string, count: number): string[] {
 
 async function generateUser(out: Outputs, p: Persona, dayList: string[], options: DemoOptions): Promise<void> {
   const { seed, timeZone: zone } = options;
-  const { tables, catalog } = out;
+  const { tables, ids } = out;
   const heavy = options.scale === 'heavy';
-  const sourceFields = Object.fromEntries(Object.entries(catalog.sourceIds).map(([k, id]) => [k, `\t${id}`])) as Record<SourceKey, string>;
-  const sink = new UserSamples(p.userId, catalog.typeIds, sourceFields, zone);
+  const sourceFields = Object.fromEntries(Object.entries(ids.sourceIds).map(([k, id]) => [k, `\t${id}`])) as Record<SourceKey, string>;
+  const sink = new UserSamples(p.userId, ids.typeIds, sourceFields, zone);
   const rings = new Map<string, RingsPlan>();
   const userField = p.userId + '\t';
 
@@ -169,7 +153,7 @@ async function generateUser(out: Outputs, p: Persona, dayList: string[], options
     ]);
     writeHeartRate(day, sink, asleepDuring(lastNight, tonight, nap), walks, watchOff, workouts);
 
-    for (const workout of workouts) writeWorkout(tables, userField, catalog, workout);
+    for (const workout of workouts) writeWorkout(tables, userField, ids, workout);
     for (const entry of moodEntries(day)) {
       tables.state_of_mind.add(
         `${userField}${entry.uuid}\t${entry.loggedAtMs}\t${entry.kind}\t${entry.valence}\t${entry.classification}\t${copyTextArray(entry.labels)}\t${copyTextArray(entry.associations)}\n`,
@@ -186,7 +170,7 @@ async function generateUser(out: Outputs, p: Persona, dayList: string[], options
   for (const plan of rings.values()) writeRings(tables, userField, plan, null);
 }
 
-function writeWorkout(tables: Writers, userField: string, catalog: Catalog, w: PlannedWorkout): void {
+function writeWorkout(tables: Writers, userField: string, ids: DemoIds, w: PlannedWorkout): void {
   tables.workouts.add(
     [
       userField + w.uuid,
@@ -196,7 +180,7 @@ function writeWorkout(tables: Writers, userField: string, catalog: Catalog, w: P
       w.durationS,
       copyNumber(w.distanceM),
       w.energyKcal,
-      catalog.sourceIds[w.source],
+      ids.sourceIds[w.source],
       copyJson(w.statistics),
       copyJson(w.events),
       copyJson(w.activities),
@@ -205,7 +189,7 @@ function writeWorkout(tables: Writers, userField: string, catalog: Catalog, w: P
   );
   const times = copyNumberArray(w.timesMs);
   for (const stream of w.streams) {
-    tables.workout_streams.add(`${userField}${w.uuid}\t${catalog.typeIds.get(stream.identifier)}\t${times}\t${copyNumberArray(stream.values)}\n`);
+    tables.workout_streams.add(`${userField}${w.uuid}\t${ids.typeIds.get(stream.identifier)}\t${times}\t${copyNumberArray(stream.values)}\n`);
   }
   if (w.route) {
     const { latitudes, longitudes, altitudesM } = w.route;

@@ -4,22 +4,12 @@
 // (1), and the move-time columns are kept for move-time days only. A ring
 // whose attributes are absent is null. Older exports spell move time
 // `appleMoveMinutes`.
-import { convertToCanonical } from '../core/registry.js';
+import { convertToCanonical } from '../core/units.js';
 import { calendarDay } from './apple-dates.js';
+import type { ActivitySummaryRow } from '../db/writes/rows.js';
 import type { Attributes } from './export-reader.js';
 
-export interface ActivityRow {
-  day: string;
-  moveKcal: number | null;
-  moveGoalKcal: number | null;
-  exerciseMin: number | null;
-  exerciseGoalMin: number | null;
-  standHours: number | null;
-  standGoalHours: number | null;
-  moveTimeMin: number | null;
-  moveTimeGoalMin: number | null;
-  moveMode: 1 | 2;
-}
+export type ActivityRow = ActivitySummaryRow & { moveMode: 1 | 2 };
 
 const ACTIVE_ENERGY = 'HKQuantityTypeIdentifierActiveEnergyBurned';
 

@@ -13,7 +13,7 @@ import type { ExportFiles } from './export-files.js';
 import { readGpx } from './gpx.js';
 import type { ImportReport } from './report.js';
 import type { SampleLoader } from './sample-loader.js';
-import { upsertRoute } from './store.js';
+import { upsertRoute } from '../db/writes/import.js';
 import type { RoutePoints } from './workouts.js';
 import type { RouteReference } from './xml-stream.js';
 

@@ -6,8 +6,9 @@
 // and a non-zero exit (2 usage, 1 failure, 130 interrupted).
 import { access } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { isValidZone } from '../core/local-days.js';
-import { writableDatabase, type DatabaseHandle } from '../db/local.js';
+import { ConfigError, loadImportSettings, type ImportSettings } from '../config.js';
+import { canonicalUuid } from '../core/uuid.js';
+import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
 import { applyMigrations } from '../db/migrate.js';
 import { ImportInputError, ImportInterrupted, ImportUsageError } from './errors.js';
 import { importAppleHealthExport, type ImportResult } from './importer.js';
@@ -22,7 +23,6 @@ settings: SERVICE_TIME_ZONE (the zone that cuts days, default UTC), SERVICE_USER
           HEALTHD_IMPORT_BATCH_ROWS (most samples per committed batch, default 50000; a batch also ends at 4 MB)`;
 
 const SEE_HELP = '(npm run import -- --help shows the usage)';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Command {
   path: string;
@@ -32,7 +32,7 @@ interface Command {
   batchRows: number | undefined;
 }
 
-function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command | 'help' {
+function parseCommand(argv: string[], settings: ImportSettings): Command | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -50,26 +50,25 @@ function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command | 'help' 
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals.length !== 1) throw new ImportUsageError(`name exactly one export.zip, export.xml or export folder ${SEE_HELP}`);
-  const user = values.user ?? env.SERVICE_USER_ID;
-  if (!user) throw new ImportUsageError(`no user: pass --user <uuid> or set SERVICE_USER_ID ${SEE_HELP}`);
-  if (!UUID.test(user)) throw new ImportUsageError(`--user must be a uuid, got ${JSON.stringify(user)}`);
-  const timeZone = env.SERVICE_TIME_ZONE || 'UTC';
-  if (!isValidZone(timeZone)) throw new ImportUsageError(`SERVICE_TIME_ZONE must be an IANA time zone such as Europe/Berlin, got ${JSON.stringify(timeZone)}`);
+  let userId = settings.userId;
+  if (values.user !== undefined) {
+    userId = canonicalUuid(values.user);
+    if (userId === null) throw new ImportUsageError(`--user must be a uuid, got ${JSON.stringify(values.user)}`);
+  }
+  if (userId === null) throw new ImportUsageError(`no user: pass --user <uuid> or set SERVICE_USER_ID ${SEE_HELP}`);
   const preferredSources = (values['source-priority'] ?? [])
     .flatMap((list) => list.split(','))
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  const batchRows = env.HEALTHD_IMPORT_BATCH_ROWS;
-  if (batchRows !== undefined && !/^[1-9]\d*$/.test(batchRows)) throw new ImportUsageError(`HEALTHD_IMPORT_BATCH_ROWS must be a positive integer, got ${JSON.stringify(batchRows)}`);
-  return { path: positionals[0], userId: user.toLowerCase(), timeZone, preferredSources, batchRows: batchRows === undefined ? undefined : Number(batchRows) };
+  return { path: positionals[0], userId, timeZone: settings.timeZone, preferredSources, batchRows: settings.batchRows };
 }
 
-async function openDatabase(): Promise<DatabaseHandle> {
+async function openDatabase(settings: ImportSettings): Promise<DatabaseHandle> {
   try {
-    return await writableDatabase((line) => console.error(line));
+    return await openWritableDatabase(settings.database, (line) => console.error(line));
   } catch (error) {
     const reason = error instanceof Error ? ` (${error.message.split('\n')[0]})` : '';
-    throw new ImportUsageError(`cannot start the embedded database under ./data${reason}; if \`npm start\` is running, stop it first, or set DATABASE_URL`);
+    throw new ImportUsageError(`cannot start the embedded database under ${settings.database.dataDir}${reason}; if \`npm start\` is running, stop it first, or set DATABASE_URL`);
   }
 }
 
@@ -88,7 +87,14 @@ function printReport(command: Command, result: ImportResult): void {
 }
 
 async function main(): Promise<number> {
-  const command = parseCommand(process.argv.slice(2), process.env);
+  let settings: ImportSettings;
+  try {
+    settings = loadImportSettings();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ImportUsageError(error.message);
+    throw error;
+  }
+  const command = parseCommand(process.argv.slice(2), settings);
   if (command === 'help') {
     console.log(USAGE);
     return 0;
@@ -109,10 +115,10 @@ async function main(): Promise<number> {
   await access(command.path).catch(() => {
     throw new ImportInputError(`${command.path}: no such file or folder`);
   });
-  const database = await openDatabase();
+  const database = await openDatabase(settings);
   try {
     await applyMigrations(database.url).catch((error: Error) => {
-      throw new ImportUsageError(`cannot use the database${database.embedded ? ' under ./data' : ' at DATABASE_URL'}: ${error.message}`);
+      throw new ImportUsageError(`cannot use the database${database.embedded ? ` under ${settings.database.dataDir}` : ' at DATABASE_URL'}: ${error.message}`);
     });
     const result = await importAppleHealthExport({
       path: command.path,

@@ -2,9 +2,9 @@
 // sample-loader.ts, in order), written straight into a buffer: no number is
 // turned into text and parsed back, ids go in as their 16 bytes, and the
 // buffer moves to the main thread without a copy. A row whose type or source
-// has no id yet waits until the catalog has registered the name; `take` does
+// has no id yet waits until the name ids have registered the name; `take` does
 // that and hands over the rows so far.
-import type { Catalog } from './catalog.js';
+import type { NameIds } from './name-ids.js';
 import { writeUuidBytes } from './record-ids.js';
 import type { SampleRow } from './records.js';
 
@@ -40,7 +40,7 @@ export class CopyRows {
 
   constructor(
     userId: string,
-    private readonly catalog: Catalog,
+    private readonly nameIds: NameIds,
   ) {
     this.userIdBytes = Buffer.from(userId.replace(/-/g, ''), 'hex');
   }
@@ -50,14 +50,14 @@ export class CopyRows {
     return this.used;
   }
 
-  /** Rows wait on names the catalog has yet to register. */
+  /** Rows wait on names yet to register. */
   get hasPending(): boolean {
     return this.pending.length > 0;
   }
 
   add(row: SampleRow): void {
-    const typeId = this.catalog.typeId(row.identifier);
-    const sourceId = this.catalog.sourceId(row.sourceName, row.device);
+    const typeId = this.nameIds.typeId(row.identifier);
+    const sourceId = this.nameIds.sourceId(row.sourceName, row.device);
     if (typeId === undefined || sourceId === undefined) this.pending.push(row);
     else this.write(row, typeId, sourceId);
   }
@@ -114,10 +114,10 @@ export class CopyRows {
   /** Registers the names still unknown, then hands over every row so far (null when there is none); the bytes are the caller's. */
   async take(): Promise<CopyChunk | null> {
     if (this.pending.length > 0) {
-      await this.catalog.resolve();
+      await this.nameIds.resolve();
       const pending = this.pending;
       this.pending = [];
-      for (const row of pending) this.write(row, this.catalog.typeId(row.identifier) as number, this.catalog.sourceId(row.sourceName, row.device) as number);
+      for (const row of pending) this.write(row, this.nameIds.typeId(row.identifier) as number, this.nameIds.sourceId(row.sourceName, row.device) as number);
     }
     if (this.rows === 0) return null;
     const chunk = { bytes: this.buffer.subarray(0, this.used), rows: this.rows };

@@ -15,10 +15,10 @@ import { to as copyTo } from 'pg-copy-streams';
 import { StringDecoder } from 'node:string_decoder';
 import { DailyAggregator, type DayBucket } from '../core/daily-aggregation.js';
 import { typeInfo } from '../core/registry.js';
-import type { Catalog } from './catalog.js';
+import type { NameIds } from './name-ids.js';
 import { ImportInterrupted } from './errors.js';
 import { sourcePriority } from './sources.js';
-import { samplesInStartOrderCopySql, upsertDailyBuckets } from './store.js';
+import { READ_BACK_SESSION_SQL, samplesInStartOrderCopySql, upsertDailyBuckets } from '../db/writes/import.js';
 
 const BUCKETS_PER_WRITE = 2000;
 
@@ -85,12 +85,12 @@ export interface ReadBackOptions {
 }
 
 /** Reads the samples of these quantity types back in start order and rebuilds all their days. */
-export async function readBackDailyAggregates(options: ReadBackOptions, writer: pg.Client, catalog: Catalog, identifiers: readonly string[]): Promise<void> {
+export async function readBackDailyAggregates(options: ReadBackOptions, writer: pg.Client, nameIds: NameIds, identifiers: readonly string[]): Promise<void> {
   const quantities = identifiers.filter((identifier) => typeInfo(identifier)?.kind === 'quantity');
   if (quantities.length === 0) return;
   const priorities = new Map<number, number>();
   let lowestPriority = 0;
-  for (const source of catalog.knownSources()) {
+  for (const source of nameIds.knownSources()) {
     const priority = sourcePriority(source, options.preferredSources);
     priorities.set(source.sourceId, priority);
     lowestPriority = Math.max(lowestPriority, priority);
@@ -98,15 +98,13 @@ export async function readBackDailyAggregates(options: ReadBackOptions, writer: 
   const reader = new pg.Client({ connectionString: options.databaseUrl });
   await reader.connect();
   try {
-    // Each type streams in index order: never a sort of millions of rows, never a full-table scan.
-    await reader.query('SET enable_seqscan = off');
-    await reader.query('SET enable_bitmapscan = off');
+    for (const setting of READ_BACK_SESSION_SQL) await reader.query(setting);
     const input = { reader, writer, userId: options.userId, timeZone: options.timeZone, priorities, lowestPriority: lowestPriority + 1 };
     for (const identifier of quantities) {
       if (options.signal?.aborted) throw new ImportInterrupted();
       const info = typeInfo(identifier);
       if (info?.kind !== 'quantity') continue;
-      await aggregateType(input, { typeId: catalog.knownTypeId(identifier) as number, aggregation: info.aggregation });
+      await aggregateType(input, { typeId: nameIds.knownTypeId(identifier) as number, aggregation: info.aggregation });
     }
   } finally {
     await reader.end();

@@ -9,20 +9,21 @@
 //  5. daily_aggregates by read-back for the types the stream could not do;
 //  6. the upload_batches row, last, marking the import complete.
 //
-// Every step writes idempotently (see store.ts and sample-loader.ts), so a
+// Every step writes idempotently (see src/db/writes/import.ts and sample-loader.ts), so a
 // re-run after a crash, Ctrl-C or bad input converges on one complete import.
 import pg from 'pg';
 import { typeInfo } from '../core/registry.js';
 import { importEcgs, importRoutes } from './attachments.js';
-import { Catalog } from './catalog.js';
+import { NameIds } from './name-ids.js';
 import { CopyRows } from './copy-rows.js';
 import { readBackDailyAggregates } from './daily-aggregates.js';
-import { ImportInterrupted } from './errors.js';
+import { ImportInterrupted, ImportUsageError } from './errors.js';
 import { openExportFiles } from './export-files.js';
 import { Progress, type ProgressOutput } from './progress.js';
 import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
-import { analyzeSamples, buildWorkoutStreams, prepareUser, recordUploadBatch, userHasSamples } from './store.js';
+import { analyzeSamples, buildWorkoutStreams, recordUploadBatch, userHasSamples } from '../db/writes/import.js';
+import { claimTimeZone, ensureUsers } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
 
 export interface ImportOptions {
@@ -63,8 +64,8 @@ const STREAM_TYPES = [
 ];
 const STREAM_WORKOUTS_PER_QUERY = 200;
 
-async function buildStreams(client: pg.Client, catalog: Catalog, userId: string, workoutUuids: readonly string[]): Promise<void> {
-  const typeIds = STREAM_TYPES.map((identifier) => catalog.knownTypeId(identifier)).filter((id): id is number => id !== undefined);
+async function buildStreams(client: pg.Client, nameIds: NameIds, userId: string, workoutUuids: readonly string[]): Promise<void> {
+  const typeIds = STREAM_TYPES.map((identifier) => nameIds.knownTypeId(identifier)).filter((id): id is number => id !== undefined);
   for (let i = 0; i < workoutUuids.length; i += STREAM_WORKOUTS_PER_QUERY) {
     await buildWorkoutStreams(client, userId, workoutUuids.slice(i, i + STREAM_WORKOUTS_PER_QUERY), typeIds);
   }
@@ -81,10 +82,14 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
   const warn = (line: string) => progress.note(line);
   try {
     await client.connect();
-    await prepareUser(client, userId, options.timeZone, Date.now());
-    const catalog = await Catalog.load(client);
+    const storedZone = await claimTimeZone(client, options.timeZone);
+    if (storedZone !== options.timeZone) {
+      throw new ImportUsageError(`SERVICE_TIME_ZONE is ${options.timeZone} but the database's days are cut in ${storedZone}: set SERVICE_TIME_ZONE=${storedZone} (or import into another database)`);
+    }
+    await ensureUsers(client, [userId], Date.now());
+    const nameIds = await NameIds.load(client);
     const firstImport = !(await userHasSamples(client, userId));
-    loader = await SampleLoader.open(options.databaseUrl, client, { batchRows: options.batchRows ?? DEFAULT_BATCH_ROWS, userHasNoSamples: firstImport });
+    loader = await SampleLoader.open(options.databaseUrl, { batchRows: options.batchRows ?? DEFAULT_BATCH_ROWS, userHasNoSamples: firstImport });
 
     const xml = await streamXml(
       {
@@ -93,15 +98,15 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
         timeZone: options.timeZone,
         preferredSources: options.preferredSources,
         firstImport,
-        catalog: catalog.entries(),
+        nameIds: nameIds.entries(),
       },
-      { entry: files.xml, client, catalog, loader, progress, report, signal },
+      { entry: files.xml, client, nameIds, loader, progress, report, signal },
     );
     progress.done();
     report.absorb(xml.summary.report);
 
     const attachments = { files, report, warn, signal };
-    await importEcgs(attachments, new CopyRows(userId, catalog), loader, userId);
+    await importEcgs(attachments, new CopyRows(userId, nameIds), loader, userId);
     warn('import: committing the last samples…');
     const samples = await loader.finish();
     loader = null;
@@ -109,13 +114,13 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     await analyzeSamples(client);
     warn('import: workout routes and streams…');
     await importRoutes(attachments, xml.routeReferences, client, userId);
-    await buildStreams(client, catalog, userId, xml.workoutUuids);
+    await buildStreams(client, nameIds, userId, xml.workoutUuids);
 
-    const quantities = catalog.identifiersOf(new Set(xml.summary.typeIds)).filter((identifier) => typeInfo(identifier)?.kind === 'quantity');
+    const quantities = nameIds.identifiersOf(new Set(xml.summary.typeIds)).filter((identifier) => typeInfo(identifier)?.kind === 'quantity');
     const outOfOrder = new Set(xml.summary.outOfOrder);
     const readBack = firstImport ? quantities.filter((identifier) => outOfOrder.has(identifier)) : quantities;
     warn(`import: daily statistics${readBack.length > 0 ? ` (reading ${readBack.length} types back)` : ''}…`);
-    await readBackDailyAggregates(options, client, catalog, readBack);
+    await readBackDailyAggregates(options, client, nameIds, readBack);
 
     if (signal?.aborted) throw new ImportInterrupted();
     await recordUploadBatch(client, userId, xml.summary.exportedAtMs ?? Date.now(), samples.written);

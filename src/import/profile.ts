@@ -1,12 +1,10 @@
 // export.xml `Me` → the `profiles` columns an export knows: date of birth and
 // biological sex (name and e-mail are not in it, so a stored name stays).
 import { parseDayMs } from './apple-dates.js';
+import type { ProfileFields } from '../db/writes/rows.js';
 import type { Attributes } from './export-reader.js';
 
-export interface ProfileRow {
-  dateOfBirthMs: number | null;
-  biologicalSex: string | null;
-}
+export type ProfileRow = ProfileFields;
 
 const SEXES: Readonly<Record<string, string>> = {
   HKBiologicalSexFemale: 'female',

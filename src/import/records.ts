@@ -4,7 +4,8 @@
 // through the registry; category values arrive as enum case names
 // (`HKCategoryValueSleepAnalysisAsleepCore`) and are stored as the framework's
 // integer values. The pre-iOS 16 `…SleepAnalysisAsleep` means asleepUnspecified.
-import { convertToCanonical, SAMPLE_KINDS, SLEEP_ANALYSIS, SleepValue, typeInfo, type CategoryTypeInfo, type TypeInfo } from '../core/registry.js';
+import { convertToCanonical } from '../core/units.js';
+import { SAMPLE_KINDS, SLEEP_ANALYSIS, SleepValue, typeInfo, type CategoryTypeInfo, type TypeInfo } from '../core/registry.js';
 import { parseExportDate } from './apple-dates.js';
 import type { RawRecord } from './export-reader.js';
 import { recordHash } from './record-ids.js';

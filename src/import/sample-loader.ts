@@ -15,12 +15,15 @@
 //
 // Two connections ("lanes") alternate: while one commits its batch, the XML
 // keeps streaming into the other, so parsing and PostgreSQL work overlap.
-// When the role may (a superuser) and `samples` has no triggers of the
-// project's own, the lanes skip the per-row foreign-key triggers
-// (session_replication_role = replica, as pg_restore does): every type and
-// source id they write was read back from its table first.
+// Where it is safe and the role may (src/db/writes/bulk-load.ts), the lanes
+// skip the per-row foreign-key checks: every type and source id they write
+// was read back from its table first.
 import pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
+import {
+  copySamplesSql, EMPTY_STAGING_SQL, LOADER_SESSION_SQL, MERGE_STAGED_SQL, STAGING_TABLE_SQL,
+} from '../db/writes/import.js';
+import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, type CopyChunk } from './copy-rows.js';
 
 export const DEFAULT_BATCH_ROWS = 50_000;
@@ -28,16 +31,8 @@ export const DEFAULT_BATCH_ROWS = 50_000;
 const BATCH_BYTES = 4 << 20;
 const MAX_QUEUED_BYTES = 2 << 20;
 
-const COLUMNS = 'user_id, uuid, type_id, start_ms, end_ms, value, source_id, metadata';
-const STAGING_DDL = `CREATE TEMP TABLE import_samples (
-  user_id uuid, uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb)`;
-const MERGE_SQL = `INSERT INTO samples (${COLUMNS})
-  SELECT ${COLUMNS} FROM import_samples ORDER BY type_id, start_ms
-  ON CONFLICT DO NOTHING`;
 /** A repeated record refuses a direct COPY (or two lanes wait on each other's repeats). */
 const REPLAYED_ERRORS = new Set(['23505', '40P01']);
-const MAY_SKIP_FK_TRIGGERS_SQL = `SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
-  AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'samples'::regclass AND NOT tgisinternal) AS may`;
 
 /** Whether batches may skip the conflict check; shared by both lanes, it only ever turns false. */
 interface Path {
@@ -60,26 +55,24 @@ class Lane {
   private constructor(
     public client: pg.Client,
     private readonly url: string,
-    private readonly skipForeignKeyTriggers: boolean,
   ) {}
 
-  static async open(url: string, skipForeignKeyTriggers: boolean): Promise<Lane> {
-    return new Lane(await Lane.connect(url, skipForeignKeyTriggers), url, skipForeignKeyTriggers);
+  static async open(url: string): Promise<Lane> {
+    return new Lane(await Lane.connect(url), url);
   }
 
-  private static async connect(url: string, skipForeignKeyTriggers: boolean): Promise<pg.Client> {
+  private static async connect(url: string): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: url });
     client.on('error', () => {}); // a lane's errors surface through its COPY and queries
     await client.connect();
-    await client.query(`SET work_mem = '32MB'`);
-    await client.query('SET synchronous_commit = off');
-    if (skipForeignKeyTriggers) await client.query('SET session_replication_role = replica');
-    await client.query(STAGING_DDL);
+    for (const setting of LOADER_SESSION_SQL) await client.query(setting);
+    await skipForeignKeyChecks(client, 'samples');
+    await client.query(STAGING_TABLE_SQL);
     return client;
   }
 
-  private startCopy(table: string): CopyStreamQuery {
-    const copy = this.client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN WITH (FORMAT binary)`));
+  private startCopy(direct: boolean): CopyStreamQuery {
+    const copy = this.client.query(copyFrom(copySamplesSql(direct)));
     copy.write(BINARY_COPY_HEADER);
     this.copyFailure = null;
     this.copyDone = new Promise((resolve, reject) => {
@@ -98,7 +91,7 @@ class Lane {
     if (release !== undefined) this.releases.push(release);
     if (this.copy === null) {
       this.direct = path.direct;
-      this.copy = this.startCopy(this.direct ? 'samples' : 'import_samples');
+      this.copy = this.startCopy(this.direct);
     }
     this.bytes += bytes.length;
     if (this.direct) this.kept.push(bytes);
@@ -141,8 +134,8 @@ class Lane {
       // replay the batch through staging on a fresh one.
       path.direct = false;
       await this.client.end().catch(() => {});
-      this.client = await Lane.connect(this.url, this.skipForeignKeyTriggers);
-      const replay = this.startCopy('import_samples');
+      this.client = await Lane.connect(this.url);
+      const replay = this.startCopy(false);
       for (const bytes of this.kept) replay.write(bytes);
       replay.end(BINARY_COPY_TRAILER);
       await this.copyDone;
@@ -163,8 +156,8 @@ class Lane {
   }
 
   private async mergeStaged(): Promise<number> {
-    const result = await this.client.query(MERGE_SQL);
-    await this.client.query('TRUNCATE import_samples');
+    const result = await this.client.query(MERGE_STAGED_SQL);
+    await this.client.query(EMPTY_STAGING_SQL);
     return result.rowCount ?? 0;
   }
 }
@@ -198,10 +191,8 @@ export class SampleLoader {
     this.path = { direct: options.userHasNoSamples };
   }
 
-  static async open(url: string, probe: pg.Client, options: LoaderOptions): Promise<SampleLoader> {
-    const { rows } = await probe.query<{ may: boolean }>(MAY_SKIP_FK_TRIGGERS_SQL);
-    const skip = rows[0]?.may === true;
-    const lanes = await Promise.all([Lane.open(url, skip), Lane.open(url, skip)]);
+  static async open(url: string, options: LoaderOptions): Promise<SampleLoader> {
+    const lanes = await Promise.all([Lane.open(url), Lane.open(url)]);
     return new SampleLoader(lanes as [Lane, Lane], options);
   }
 

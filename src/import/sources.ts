@@ -13,10 +13,8 @@
 // first, then iPhone, then every other app or device. `--source-priority`
 // names sources (by name) that go before all of these, in the order given.
 
-export interface SourceRef {
-  name: string;
-  device: string;
-}
+export type { SourceName as SourceRef } from '../db/writes/setup.js';
+import type { SourceName as SourceRef } from '../db/writes/setup.js';
 
 export const SOURCE_KEY_SEPARATOR = '\u0001';
 

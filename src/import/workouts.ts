@@ -4,33 +4,19 @@
 // attributes older exports carry. Statistics, events and sub-activities are
 // kept as JSON in canonical units; a single WorkoutActivity that merely
 // repeats the workout is not a multisport segment and is left out.
-import { convertToCanonical, typeInfo } from '../core/registry.js';
+import { typeInfo } from '../core/registry.js';
+import { convertToCanonical } from '../core/units.js';
 import { durationSeconds, parseExportDate } from './apple-dates.js';
 import type { Attributes, Metadata, RawWorkout, RawWorkoutActivity, RawWorkoutEvent, RawWorkoutRoute } from './export-reader.js';
+import type { RoutePoints, WorkoutFields } from '../db/writes/rows.js';
 import { contentUuid } from './record-ids.js';
 import { deviceOf } from './sources.js';
 
-export interface RoutePoints {
-  timesMs: number[];
-  latitudes: number[];
-  longitudes: number[];
-  altitudesM: Array<number | null>;
-}
+export type { RoutePoints };
 
-export interface WorkoutRow {
-  uuid: string;
-  activityType: string;
-  startMs: number;
-  endMs: number;
-  durationS: number | null;
-  distanceM: number | null;
-  energyKcal: number | null;
+export interface WorkoutRow extends WorkoutFields {
   sourceName: string;
   device: string;
-  statistics: string;
-  events: string;
-  activities: string;
-  metadata: string | null;
   /** FileReference paths of its route, resolved against the export later. */
   routeFiles: string[];
   inlineRoute: RoutePoints | null;

@@ -3,7 +3,7 @@
 // COPY rows and other rows; the main thread owns the database. Plain data
 // only: byte buffers are moved (transfer list), the rest is cloned.
 import type { ActivityRow } from './activity-rings.js';
-import type { CatalogEntries } from './catalog.js';
+import type { NameIdEntries } from './name-ids.js';
 import type { SettledDays } from './inline-aggregates.js';
 import type { ProfileRow } from './profile.js';
 import type { ReportSnapshot } from './report.js';
@@ -19,7 +19,7 @@ export interface XmlWorkerInput {
   /** The user had no samples before: compute daily buckets while streaming. */
   firstImport: boolean;
   /** The ids known when the import began. */
-  catalog: CatalogEntries;
+  nameIds: NameIdEntries;
 }
 
 export interface XmlSummary {
@@ -48,7 +48,7 @@ export type FromWorker =
   | { kind: 'failed'; message: string; input: boolean };
 
 export type ToWorker =
-  | { kind: 'names'; id: number; entries: CatalogEntries }
+  | { kind: 'names'; id: number; entries: NameIdEntries }
   /** A chunk of rows is written: the worker may send another, and reuse the buffers given back (committed rows). */
   | { kind: 'credit'; spent: Uint8Array[] }
   /** UTF-8 of export.xml, cut after a line's end whenever the chunk has one. */

@@ -9,13 +9,13 @@
 import type pg from 'pg';
 import { Worker } from 'node:worker_threads';
 import { ROUTE } from './attachments.js';
-import type { Catalog } from './catalog.js';
+import type { NameIds } from './name-ids.js';
 import { ImportInputError, ImportInterrupted } from './errors.js';
 import type { ExportEntry } from './export-files.js';
 import type { Progress } from './progress.js';
 import type { ImportReport } from './report.js';
 import type { SampleLoader } from './sample-loader.js';
-import { upsertActivitySummaries, upsertDailyBuckets, upsertProfile, upsertRoute, upsertWorkouts } from './store.js';
+import { upsertActivitySummaries, upsertDailyBuckets, upsertProfile, upsertRoute, upsertWorkouts } from '../db/writes/import.js';
 import type { FromWorker, ToWorker, XmlSummary, XmlWorkerInput } from './xml-messages.js';
 
 export interface RouteReference {
@@ -33,7 +33,7 @@ export interface XmlOutcome {
 export interface XmlStreamDeps {
   entry: ExportEntry;
   client: pg.Client;
-  catalog: Catalog;
+  nameIds: NameIds;
   loader: SampleLoader;
   progress: Progress;
   report: ImportReport;
@@ -46,7 +46,7 @@ const TEXT_CHUNK = 256 << 10;
 const NEWLINE = 10;
 
 export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<XmlOutcome> {
-  const { client, catalog, loader, progress, report } = deps;
+  const { client, nameIds, loader, progress, report } = deps;
   // The worker's live data is a few tens of MB; without limits V8 lets its heap
   // grow with garbage, and the process must stay under 300 MB.
   const worker = new Worker(new URL('./xml-worker.js', import.meta.url), {
@@ -71,12 +71,12 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
         return;
       }
       case 'workouts': {
-        for (const row of message.rows) catalog.sourceId(row.sourceName, row.device);
-        await catalog.resolve();
+        for (const row of message.rows) nameIds.sourceId(row.sourceName, row.device);
+        await nameIds.resolve();
         await upsertWorkouts(
           client,
           input.userId,
-          message.rows.map((row) => ({ row, sourceId: catalog.sourceId(row.sourceName, row.device) as number })),
+          message.rows.map((row) => ({ row, sourceId: nameIds.sourceId(row.sourceName, row.device) as number })),
         );
         for (const row of message.rows) {
           workoutUuids.push(row.uuid);
@@ -96,7 +96,7 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
         return;
       case 'days':
         for (const { identifier, buckets } of message.settled) {
-          const typeId = catalog.knownTypeId(identifier);
+          const typeId = nameIds.knownTypeId(identifier);
           if (typeId !== undefined) await upsertDailyBuckets(client, input.userId, typeId, buckets);
         }
         return;
@@ -104,15 +104,15 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
   }
 
   async function register(message: Extract<FromWorker, { kind: 'names' }>): Promise<void> {
-    for (const identifier of message.identifiers) catalog.typeId(identifier);
-    for (const source of message.sources) catalog.sourceId(source.name, source.device);
-    await catalog.resolve();
+    for (const identifier of message.identifiers) nameIds.typeId(identifier);
+    for (const source of message.sources) nameIds.sourceId(source.name, source.device);
+    await nameIds.resolve();
     send({
       kind: 'names',
       id: message.id,
       entries: {
-        types: message.identifiers.map((identifier) => [identifier, catalog.knownTypeId(identifier) as number]),
-        sources: message.sources.map((source) => ({ ...source, sourceId: catalog.sourceId(source.name, source.device) as number })),
+        types: message.identifiers.map((identifier) => [identifier, nameIds.knownTypeId(identifier) as number]),
+        sources: message.sources.map((source) => ({ ...source, sourceId: nameIds.sourceId(source.name, source.device) as number })),
       },
     });
   }

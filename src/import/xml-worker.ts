@@ -5,7 +5,7 @@
 // ROWS_IN_FLIGHT chunks of rows wait on the main thread, so memory stays flat
 // whatever the export's size. A failure is posted as one message and ends it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { Catalog, type CatalogEntries } from './catalog.js';
+import { NameIds, type NameIdEntries } from './name-ids.js';
 import { CopyRows } from './copy-rows.js';
 import { ImportInputError } from './errors.js';
 import { ExportReader } from './export-reader.js';
@@ -24,22 +24,22 @@ const port = parentPort;
 if (port === null) throw new Error('xml-worker.js runs as a worker thread');
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-const replies = new Map<number, (entries: CatalogEntries) => void>();
+const replies = new Map<number, (entries: NameIdEntries) => void>();
 let nextRequest = 0;
 let credits = ROWS_IN_FLIGHT;
 let creditGranted: (() => void) | null = null;
 
-const catalog = new Catalog(
+const nameIds = new NameIds(
   (identifiers, sources) =>
     new Promise((resolve) => {
       const id = nextRequest++;
       replies.set(id, resolve);
       post({ kind: 'names', id, identifiers, sources });
     }),
-  input.catalog,
+  input.nameIds,
 );
 const report = new ImportReport();
-const rows = new CopyRows(input.userId, catalog);
+const rows = new CopyRows(input.userId, nameIds);
 const inline = input.firstImport ? new InlineAggregates(input.timeZone, input.preferredSources) : null;
 const intake = new XmlIntake(input.userId, input.label, rows, inline, report, post);
 const reader = new ExportReader(input.label, intake);

@@ -16,7 +16,7 @@ export const healthRoute = defineRoute({
     { status: 503, description: 'The database is not answering.', schema: Health },
   ],
   async handler({ services }) {
-    const db = await services.health.databaseUp();
+    const db = await services.probe.databaseUp();
     return json({ ok: db, db }, db ? 200 : 503);
   },
 });

@@ -1,34 +1,40 @@
-// The importer's SQL outside the bulk sample load: the time-zone check, the
-// user, profile, workouts, routes, rings, workout streams, daily buckets and
-// the upload batch. Every write is an upsert keyed by something deterministic
-// (user, day, content-derived uuid, export date), so running an import again,
-// after a crash or with a newer export, converges on one copy of everything.
+// The Apple Health importer's SQL: the bulk sample load's statements
+// (src/import/sample-loader.ts runs them), the read-back of samples for daily
+// statistics, and the upserts of profile, workouts, routes, rings, workout
+// streams, daily buckets and the upload batch. Every write is keyed by
+// something deterministic (user, day, content-derived uuid, export date), so
+// running an import again, after a crash or with a newer export, converges on
+// one copy of everything.
 import type pg from 'pg';
-import type { DayBucket } from '../core/daily-aggregation.js';
-import { ImportUsageError } from './errors.js';
-import type { ActivityRow } from './activity-rings.js';
-import type { ProfileRow } from './profile.js';
-import type { RoutePoints, WorkoutRow } from './workouts.js';
+import type { DayBucket } from '../../core/daily-aggregation.js';
+import { copyFromStdinSql } from './bulk-load.js';
+import type { ActivitySummaryRow, ProfileFields, RoutePoints, WorkoutFields } from './rows.js';
 
-/**
- * Stores SERVICE_TIME_ZONE as the zone that cuts days when none is stored;
- * refuses when another is. Then makes sure the user exists.
- */
-export async function prepareUser(client: pg.Client, userId: string, timeZone: string, nowMs: number): Promise<void> {
-  await client.query('BEGIN');
-  try {
-    await client.query(`INSERT INTO settings (key, value) VALUES ('time_zone', $1) ON CONFLICT (key) DO NOTHING`, [timeZone]);
-    const stored = (await client.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'time_zone'`)).rows[0].value;
-    if (stored !== timeZone) {
-      throw new ImportUsageError(`SERVICE_TIME_ZONE is ${timeZone} but the database's days are cut in ${stored}: set SERVICE_TIME_ZONE=${stored} (or import into another database)`);
-    }
-    await client.query('INSERT INTO users (user_id, created_at_ms) VALUES ($1, $2) ON CONFLICT (user_id) DO NOTHING', [userId, nowMs]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+/** The columns a `samples` COPY row carries, in order (src/import/copy-rows.ts writes them). */
+const SAMPLE_COLUMN_NAMES = ['user_id', 'uuid', 'type_id', 'start_ms', 'end_ms', 'value', 'source_id', 'metadata'];
+const SAMPLE_COLUMNS = SAMPLE_COLUMN_NAMES.join(', ');
+
+/** Settings of each loading connection: a batch commits without waiting on the WAL flush. */
+export const LOADER_SESSION_SQL = [`SET work_mem = '32MB'`, 'SET synchronous_commit = off'];
+
+/** Each loading connection's staging table for batches that may repeat stored rows. */
+export const STAGING_TABLE_SQL = `CREATE TEMP TABLE import_samples (
+  user_id uuid, uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb)`;
+
+/** A binary COPY of sample rows into `samples` (direct) or the staging table. */
+export function copySamplesSql(direct: boolean): string {
+  return copyFromStdinSql(direct ? 'samples' : 'import_samples', SAMPLE_COLUMN_NAMES, 'binary');
 }
+
+/** Moves the staged batch into `samples`, clustered by type and time as the read routes scan it; repeats are skipped. */
+export const MERGE_STAGED_SQL = `INSERT INTO samples (${SAMPLE_COLUMNS})
+  SELECT ${SAMPLE_COLUMNS} FROM import_samples ORDER BY type_id, start_ms
+  ON CONFLICT DO NOTHING`;
+
+export const EMPTY_STAGING_SQL = 'TRUNCATE import_samples';
+
+/** The read-back streams each type in index order: never a sort of millions of rows, never a full-table scan. */
+export const READ_BACK_SESSION_SQL = ['SET enable_seqscan = off', 'SET enable_bitmapscan = off'];
 
 /** Whether the user has any sample stored yet (a first import can take faster paths). */
 export async function userHasSamples(client: pg.Client, userId: string): Promise<boolean> {
@@ -42,7 +48,7 @@ export async function analyzeSamples(client: pg.Client): Promise<void> {
 }
 
 /** Date of birth and sex from the export; a name or e-mail stored by the phone stays. */
-export async function upsertProfile(client: pg.Client, userId: string, profile: ProfileRow, updatedAtMs: number): Promise<void> {
+export async function upsertProfile(client: pg.Client, userId: string, profile: ProfileFields, updatedAtMs: number): Promise<void> {
   await client.query(
     `INSERT INTO profiles (user_id, date_of_birth_ms, biological_sex, updated_at_ms) VALUES ($1, $2, $3, $4)
      ON CONFLICT (user_id) DO UPDATE SET
@@ -54,7 +60,7 @@ export async function upsertProfile(client: pg.Client, userId: string, profile: 
 }
 
 export interface StoredWorkout {
-  row: WorkoutRow;
+  row: WorkoutFields;
   sourceId: number;
 }
 
@@ -66,7 +72,7 @@ function lastByKey<T>(rows: readonly T[], key: (row: T) => string): T[] {
 export async function upsertWorkouts(client: pg.Client, userId: string, batch: readonly StoredWorkout[]): Promise<void> {
   const workouts = lastByKey(batch, (w) => w.row.uuid);
   if (workouts.length === 0) return;
-  const column = <T>(pick: (w: WorkoutRow) => T) => workouts.map((w) => pick(w.row));
+  const column = <T>(pick: (w: WorkoutFields) => T) => workouts.map((w) => pick(w.row));
   await client.query(
     `INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms, duration_s, distance_m, energy_kcal, source_id, statistics, events, activities, metadata)
      SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[], $9::integer[],
@@ -104,10 +110,10 @@ export async function upsertRoute(client: pg.Client, userId: string, workoutUuid
   );
 }
 
-export async function upsertActivitySummaries(client: pg.Client, userId: string, batch: readonly ActivityRow[]): Promise<void> {
+export async function upsertActivitySummaries(client: pg.Client, userId: string, batch: readonly ActivitySummaryRow[]): Promise<void> {
   const days = lastByKey(batch, (d) => d.day);
   if (days.length === 0) return;
-  const column = <T>(pick: (d: ActivityRow) => T) => days.map(pick);
+  const column = <T>(pick: (d: ActivitySummaryRow) => T) => days.map(pick);
   await client.query(
     `INSERT INTO activity_summaries (user_id, day, move_kcal, move_goal_kcal, exercise_min, exercise_goal_min, stand_hours, stand_goal_hours,
                                      move_time_min, move_time_goal_min, move_mode)

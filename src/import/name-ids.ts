@@ -2,25 +2,22 @@
 // and `sources.source_id` per (name, device). Known ids are looked up
 // synchronously while the XML streams; a name seen for the first time is
 // queued and registered between two chunks of input by a resolver: on the
-// main thread the database (INSERT … ON CONFLICT DO NOTHING, then read back,
-// so other writers' rows are reused, never doubled), in the XML worker a
-// round trip to the main thread.
+// main thread the database (db/writes/setup.ts, shared by every writer), in
+// the XML worker a round trip to the main thread.
 import type pg from 'pg';
+import { registerSources, registerTypes, storedNames, type SourceId } from '../db/writes/setup.js';
 import { sourceKey, SOURCE_KEY_SEPARATOR, type SourceRef } from './sources.js';
 
-export interface KnownSource extends SourceRef {
-  sourceId: number;
-}
 
-export interface CatalogEntries {
+export interface NameIdEntries {
   types: Array<[identifier: string, typeId: number]>;
-  sources: KnownSource[];
+  sources: SourceId[];
 }
 
 /** Registers names and answers their ids (all of them, known before or not). */
-export type CatalogResolver = (identifiers: string[], sources: SourceRef[]) => Promise<CatalogEntries>;
+export type NameResolver = (identifiers: string[], sources: SourceRef[]) => Promise<NameIdEntries>;
 
-export class Catalog {
+export class NameIds {
   private readonly types = new Map<string, number>();
   private readonly sources = new Map<string, number>();
   private readonly wantedTypes = new Set<string>();
@@ -30,18 +27,18 @@ export class Catalog {
   private lastSourceId: number | undefined;
 
   constructor(
-    private readonly resolver: CatalogResolver,
-    known: CatalogEntries = { types: [], sources: [] },
+    private readonly resolver: NameResolver,
+    known: NameIdEntries = { types: [], sources: [] },
   ) {
     this.learn(known);
   }
 
-  /** The catalog of the database: what is stored, and the database as resolver. */
-  static async load(client: pg.Client): Promise<Catalog> {
-    return new Catalog((identifiers, sources) => registerNames(client, identifiers, sources), await storedNames(client));
+  /** The ids the database holds: what is stored, and the database as resolver. */
+  static async load(client: pg.Client): Promise<NameIds> {
+    return new NameIds((identifiers, sources) => registerNames(client, identifiers, sources), await storedNames(client));
   }
 
-  private learn(entries: CatalogEntries): void {
+  private learn(entries: NameIdEntries): void {
     for (const [identifier, typeId] of entries.types) this.types.set(identifier, typeId);
     for (const source of entries.sources) this.sources.set(sourceKey(source.name, source.device), source.sourceId);
   }
@@ -95,49 +92,19 @@ export class Catalog {
   }
 
   /** Every source known, for the aggregation priorities. */
-  knownSources(): KnownSource[] {
+  knownSources(): SourceId[] {
     return [...this.sources].map(([key, sourceId]) => {
       const [name, device] = key.split(SOURCE_KEY_SEPARATOR);
       return { name, device, sourceId };
     });
   }
 
-  /** Everything known, to seed another thread's catalog. */
-  entries(): CatalogEntries {
+  /** Everything known, to seed another thread's name ids. */
+  entries(): NameIdEntries {
     return { types: [...this.types], sources: this.knownSources() };
   }
 }
 
-async function storedNames(client: pg.Client): Promise<CatalogEntries> {
-  const types = await client.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types');
-  const sources = await client.query<{ source_id: number; name: string; device: string }>('SELECT source_id, name, device FROM sources');
-  return {
-    types: types.rows.map((row) => [row.identifier, row.type_id]),
-    sources: sources.rows.map((row) => ({ name: row.name, device: row.device, sourceId: row.source_id })),
-  };
-}
-
-async function registerNames(client: pg.Client, identifiers: string[], sources: SourceRef[]): Promise<CatalogEntries> {
-  const entries: CatalogEntries = { types: [], sources: [] };
-  if (identifiers.length > 0) {
-    await client.query('INSERT INTO sample_types (identifier) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT (identifier) DO NOTHING', [identifiers]);
-    const rows = await client.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types WHERE identifier = ANY($1::text[])', [
-      identifiers,
-    ]);
-    entries.types = rows.rows.map((row) => [row.identifier, row.type_id]);
-  }
-  if (sources.length > 0) {
-    const names = sources.map((source) => source.name);
-    const devices = sources.map((source) => source.device);
-    await client.query('INSERT INTO sources (name, device) SELECT * FROM unnest($1::text[], $2::text[]) ORDER BY 1, 2 ON CONFLICT (name, device) DO NOTHING', [
-      names,
-      devices,
-    ]);
-    const rows = await client.query<{ source_id: number; name: string; device: string }>(
-      'SELECT s.source_id, s.name, s.device FROM sources s JOIN unnest($1::text[], $2::text[]) AS wanted (name, device) USING (name, device)',
-      [names, devices],
-    );
-    entries.sources = rows.rows.map((row) => ({ name: row.name, device: row.device, sourceId: row.source_id }));
-  }
-  return entries;
+async function registerNames(client: pg.Client, identifiers: string[], sources: SourceRef[]): Promise<NameIdEntries> {
+  return { types: [...(await registerTypes(client, identifiers))], sources: await registerSources(client, sources) };
 }

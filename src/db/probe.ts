@@ -1,9 +1,10 @@
-// Database status for /healthz, cached for a short window so a flood of health
-// checks costs one ping per window. A ping that does not answer promptly counts
-// as down; the next window pings again, so recovery needs no restart.
+// Whether the database answers, for /healthz: one ping per cache window, so a
+// flood of health checks costs one query. A ping that does not answer
+// promptly counts as down; the next window pings again, so recovery needs no
+// restart.
 import type pg from 'pg';
 
-export class HealthProbe {
+export class DatabaseProbe {
   private status: { db: boolean; at: number } | null = null;
   private pending: Promise<boolean> | null = null;
 

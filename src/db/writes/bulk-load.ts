@@ -1,0 +1,35 @@
+// What the bulk writers (the importer's sample lanes, the demo's COPY
+// connections) share: the COPY statements of the storage contract's tables,
+// and skipping the per-row foreign-key checks on a session whose rows only
+// carry ids it has just read back from the referenced tables.
+import type pg from 'pg';
+
+/** `COPY table (columns) FROM STDIN` in PostgreSQL's text or binary format. */
+export function copyFromStdinSql(table: string, columns: readonly string[], format: 'text' | 'binary'): string {
+  const quoted = columns.map((c) => `"${c}"`).join(', ');
+  return `COPY ${table} (${quoted}) FROM STDIN${format === 'binary' ? ' WITH (FORMAT binary)' : ''}`;
+}
+
+/**
+ * Makes this session stop firing triggers (session_replication_role =
+ * replica), as pg_restore --disable-triggers does — but only when every
+ * trigger on the table and its partitions belongs to a foreign key and it has
+ * no rules, so nothing but those checks (half the load time of `samples`) is
+ * skipped, and only where the role may set it (superusers, or a grant on the
+ * parameter). Answers whether the checks are off; otherwise they run.
+ */
+export async function skipForeignKeyChecks(client: pg.ClientBase, table: string): Promise<boolean> {
+  const { rows } = await client.query<{ only_foreign_keys: boolean }>(
+    `WITH tree AS (SELECT $1::regclass AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass))
+     SELECT NOT EXISTS (
+              SELECT 1 FROM pg_trigger t LEFT JOIN pg_constraint c ON c.oid = t.tgconstraint
+              WHERE t.tgrelid IN (SELECT relid FROM tree) AND c.contype IS DISTINCT FROM 'f')
+        AND NOT EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class IN (SELECT relid FROM tree)) AS only_foreign_keys`,
+    [table],
+  );
+  if (!rows[0].only_foreign_keys) return false;
+  return client.query('SET session_replication_role = replica').then(
+    () => true,
+    () => false,
+  );
+}

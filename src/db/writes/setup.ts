@@ -1,0 +1,72 @@
+// What every writer (the Apple Health importer, the demo generator, the sync
+// receiver) does before its rows: claim the time zone that cuts the stored
+// days, make sure its users exist, and register the type identifiers and
+// source names its rows refer to by small ids (storage contract:
+// `sample_types`, `sources`). Registration is INSERT … ON CONFLICT DO NOTHING
+// and then a read-back, so rows another writer made are reused, never doubled.
+import type pg from 'pg';
+
+type Queryable = pg.ClientBase | pg.Pool;
+
+/**
+ * Stores `timeZone` as the zone that cuts days when none is stored yet, and
+ * answers the zone the database holds afterwards: the caller refuses to go on
+ * when it is another one.
+ */
+export async function claimTimeZone(db: Queryable, timeZone: string): Promise<string> {
+  await db.query(`INSERT INTO settings (key, value) VALUES ('time_zone', $1) ON CONFLICT (key) DO NOTHING`, [timeZone]);
+  const { rows } = await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'time_zone'`);
+  return rows[0].value;
+}
+
+/** The zone that cut the stored days, or null when the data carries none yet. */
+export async function storedTimeZone(db: Queryable): Promise<string | null> {
+  const { rows } = await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'time_zone'`);
+  return rows[0]?.value ?? null;
+}
+
+/** Creates the users not seen before, first seen at `nowMs`. */
+export async function ensureUsers(db: Queryable, userIds: readonly string[], nowMs: number): Promise<void> {
+  await db.query('INSERT INTO users (user_id, created_at_ms) SELECT unnest($1::uuid[]), $2 ON CONFLICT (user_id) DO NOTHING', [userIds, nowMs]);
+}
+
+export interface SourceName {
+  name: string;
+  device: string;
+}
+
+export interface SourceId extends SourceName {
+  sourceId: number;
+}
+
+/** Every type identifier and source stored, with their ids. */
+export async function storedNames(db: Queryable): Promise<{ types: Array<[identifier: string, typeId: number]>; sources: SourceId[] }> {
+  const types = await db.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types');
+  const sources = await db.query<{ source_id: number; name: string; device: string }>('SELECT source_id, name, device FROM sources');
+  return {
+    types: types.rows.map((row) => [row.identifier, row.type_id]),
+    sources: sources.rows.map((row) => ({ name: row.name, device: row.device, sourceId: row.source_id })),
+  };
+}
+
+/** Registers the identifiers (new ones get an id) and answers the id of each. */
+export async function registerTypes(db: Queryable, identifiers: readonly string[]): Promise<Map<string, number>> {
+  if (identifiers.length === 0) return new Map();
+  // Sorted inserts take the index's locks in one order: concurrent writers cannot deadlock.
+  await db.query('INSERT INTO sample_types (identifier) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT (identifier) DO NOTHING', [identifiers]);
+  const { rows } = await db.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types WHERE identifier = ANY($1::text[])', [identifiers]);
+  return new Map(rows.map((row) => [row.identifier, row.type_id]));
+}
+
+/** Registers the sources (new ones get an id) and answers each with its id. */
+export async function registerSources(db: Queryable, sources: readonly SourceName[]): Promise<SourceId[]> {
+  if (sources.length === 0) return [];
+  const names = sources.map((source) => source.name);
+  const devices = sources.map((source) => source.device);
+  await db.query('INSERT INTO sources (name, device) SELECT * FROM unnest($1::text[], $2::text[]) ORDER BY 1, 2 ON CONFLICT (name, device) DO NOTHING', [names, devices]);
+  const { rows } = await db.query<{ source_id: number; name: string; device: string }>(
+    'SELECT s.source_id, s.name, s.device FROM sources s JOIN unnest($1::text[], $2::text[]) AS wanted (name, device) USING (name, device)',
+    [names, devices],
+  );
+  return rows.map((row) => ({ name: row.name, device: row.device, sourceId: row.source_id }));
+}

@@ -1,0 +1,110 @@
+// Every limit of the API, written once: range caps, page sizes and their
+// clamps, types per list, export slots, time limits, the failed-auth throttle
+// and cache times. Parameter schemas, refusals and their messages, the export
+// slot SQL, route descriptions, /docs and /openapi.json all read them here.
+//
+// Most are fixed by the specification. The tunable ones have a setting each
+// (TUNABLES: name, default, bounds); config.ts reads those settings, and what
+// a running server documents is its configured value, never the default.
+
+/** Largest timestamp a parameter may carry (9999-12-31T23:59:59.999Z). */
+export const MAX_EPOCH_MS = 253_402_300_799_999;
+
+/** Identifiers in one `types` list, repeats included. */
+export const TYPES_PER_LIST = 50;
+
+/** Page sizes: the default, and the most a request gets (larger values are clamped to it). */
+export const PAGE = {
+  dailyRows: { default: 10_000, max: 50_000 },
+  workouts: { default: 50, max: 200 },
+  samples: { default: 1000, max: 5000 },
+} as const;
+
+/** Points per workout stream or route track: default, clamp, and the least (first and last are kept). */
+export const POINTS = { default: 500, max: 5000, min: 2 } as const;
+
+/** Range caps, in 24-hour days of `end - start`. */
+export const RANGE_CAP_DAYS = { samples: 31, perDay: 366 } as const;
+
+/** Day-grained answers also refuse a range touching more local days than this (a DST year slips one more in). */
+export const MAX_LOCAL_DAYS = 366;
+
+/** Exports running at once across every server process sharing the database. */
+export const EXPORT_SLOTS = 2;
+
+/** Seconds a refused export is told to wait. */
+export const EXPORT_RETRY_AFTER_S = 60;
+
+/** Failed authentications per client address: a token bucket. */
+export const FAILED_AUTH = { burst: 10, refillPerMinute: 10, maxAddresses: 100_000 } as const;
+
+/** Sleep samples further apart than this start a new session. */
+export const SLEEP_SESSION_GAP_MS = 3 * 3_600_000;
+
+export const SUMMARY = { markdownLinesUnder: 60, topActivityTypes: 3 } as const;
+
+/** Users whose catalog is kept in memory (least recently used out). */
+export const CATALOG_CACHE_USERS = 10_000;
+
+export interface Tunables {
+  /** Database time per request (statement_timeout), then 504. */
+  queryTimeoutMs: number;
+  exportTimeLimitMs: number;
+  /** An export whose client takes nothing for this long is dropped. */
+  exportIdleLimitMs: number;
+  /** Running exports get this long on shutdown. */
+  shutdownGraceMs: number;
+  catalogFreshMs: number;
+  /** After freshness, how long the cached catalog is still served while one refresh runs. */
+  catalogStaleMs: number;
+  healthCacheMs: number;
+}
+
+export interface Tunable {
+  setting: string;
+  default: number;
+  min: number;
+  max: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const TUNABLES: Readonly<Record<keyof Tunables, Tunable>> = {
+  queryTimeoutMs: { setting: 'QUERY_TIMEOUT_MS', default: 30_000, min: 1, max: HOUR },
+  exportTimeLimitMs: { setting: 'EXPORT_TIME_LIMIT_MS', default: 30 * MINUTE, min: 1, max: 24 * HOUR },
+  exportIdleLimitMs: { setting: 'EXPORT_IDLE_LIMIT_MS', default: MINUTE, min: 1, max: HOUR },
+  shutdownGraceMs: { setting: 'SHUTDOWN_GRACE_MS', default: 15_000, min: 0, max: 10 * MINUTE },
+  catalogFreshMs: { setting: 'CATALOG_FRESH_MS', default: 5 * MINUTE, min: 0, max: 24 * HOUR },
+  catalogStaleMs: { setting: 'CATALOG_STALE_MS', default: HOUR, min: 0, max: 24 * HOUR },
+  healthCacheMs: { setting: 'HEALTH_CACHE_MS', default: 2_000, min: 0, max: MINUTE },
+};
+
+/** The specification's values of every tunable limit. */
+export const DEFAULT_TUNABLES: Readonly<Tunables> = Object.fromEntries(
+  Object.entries(TUNABLES).map(([name, tunable]) => [name, tunable.default]),
+) as unknown as Tunables;
+
+const UNITS: ReadonlyArray<readonly [ms: number, one: string, many: string]> = [
+  [HOUR, 'hour', 'hours'],
+  [MINUTE, 'minute', 'minutes'],
+  [1000, 'second', 'seconds'],
+];
+
+/** A duration as a person says it: `30 seconds`, `1 minute`, `1.5 hours`, `250 ms`. */
+export function spokenDuration(ms: number): string {
+  for (const [size, one, many] of UNITS) {
+    if (ms >= size && (ms / size) * 10 === Math.round((ms / size) * 10)) {
+      const n = ms / size;
+      return `${n} ${n === 1 ? one : many}`;
+    }
+  }
+  return `${ms} ms`;
+}
+
+const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+
+/** A small count in words (`two`), digits past ten. */
+export function countInWords(n: number): string {
+  return WORDS[n] ?? String(n);
+}

@@ -1,0 +1,73 @@
+// `npm start` with no DATABASE_URL: the embedded PostgreSQL under the data
+// directory, made ready to serve — migrated, demo data loaded once into an
+// empty database, a login role that can only read (the API's sessions), and
+// the secrets it needs kept in files of the data directory (mode 0600), made
+// once and reused on every later start.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { applyMigrations } from '../db/migrate.js';
+import { READ_ROLE } from '../db/migrations.js';
+import { ensureLoginRole } from '../db/roles.js';
+import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
+import { hasUsers } from '../db/writes/demo.js';
+import { log } from '../log.js';
+
+/** The demo an empty embedded database gets. */
+export const EMBEDDED_DEMO = { users: 3, days: 90, seed: 1 } as const;
+const API_LOGIN_ROLE = 'healthd_api';
+
+export interface EmbeddedServing {
+  database: DatabaseHandle;
+  /** The read-only login for the API's pools. */
+  readUrl: string;
+  apiToken: string;
+  defaultUserId: string;
+}
+
+/** A secret kept in the data directory: read when there, else made and written (0600). */
+export async function dataDirSecret(config: Config, name: string): Promise<string> {
+  const file = join(config.database.dataDir, name);
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const secret = randomBytes(24).toString('base64url');
+  await writeFile(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> {
+  const database = await openWritableDatabase(config.database, (line) => log.info(line));
+  try {
+    await applyMigrations(database.url, (line) => log.info(line));
+    // Demo code is only needed here, so production starts never load it.
+    const { demoUserId, generateDemo } = await import('../demo/generate.js');
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    let readUrl: URL;
+    try {
+      if (!(await hasUsers(admin))) {
+        log.info('loading demo data (once, into the empty embedded database)', EMBEDDED_DEMO);
+        const result = await generateDemo(database.url, { ...EMBEDDED_DEMO, timeZone: config.timeZone });
+        log.info('demo data loaded', { samples: result.samples, seconds: result.seconds });
+      }
+      const password = await dataDirSecret(config, 'api-db-password');
+      await ensureLoginRole(admin, API_LOGIN_ROLE, password, READ_ROLE);
+      readUrl = new URL(database.url);
+      readUrl.username = API_LOGIN_ROLE;
+      readUrl.password = password;
+    } finally {
+      await admin.end();
+    }
+    return {
+      database,
+      readUrl: readUrl.toString(),
+      apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')),
+      defaultUserId: config.defaultUserId ?? demoUserId(EMBEDDED_DEMO.seed, 0),
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

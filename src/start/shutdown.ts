@@ -1,0 +1,44 @@
+// The graceful stop on SIGTERM/SIGINT: the listening sockets close at once
+// (new connections are refused), running JSON requests finish, exports get
+// their grace (SHUTDOWN_GRACE_MS) and are then cut off, the pools close and
+// the process exits 0 — bounded throughout, so an unattended process always
+// exits even when a request hangs on a connection that died under it.
+import { CLIENT_TIMEOUT_MARGIN_MS } from '../db/pool.js';
+import type { HttpServer } from '../http/server.js';
+import { log } from '../log.js';
+import { closeServices, type Services } from '../services.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const CLOSE_WAIT_MS = 5_000;
+
+export interface Stoppable {
+  server: HttpServer;
+  services: Services;
+  /** Runs last (the embedded cluster's stop). */
+  finally?: () => Promise<void>;
+}
+
+export function installShutdown(parts: Stoppable): void {
+  const { server, services } = parts;
+  const { limits, dbConnectTimeoutMs } = services.config;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    server.stopListening();
+    const graceEnds = Date.now() + limits.shutdownGraceMs;
+    while (server.activeStreams > 0 && Date.now() < graceEnds) await sleep(50);
+    server.abortStreams();
+    // Every request is bounded by the connect and query timeouts, so by then
+    // the rest have finished unless something hangs.
+    const lastCall = Date.now() + dbConnectTimeoutMs + limits.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
+    while (server.inFlight > 0 && Date.now() < lastCall) await sleep(20);
+    if (server.inFlight > 0) log.warn('exiting with requests still running', { requests: server.inFlight });
+    await closeServices(services, CLOSE_WAIT_MS);
+    await parts.finally?.();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
