@@ -11,7 +11,7 @@ import { NameIds } from '../src/import/name-ids.js';
 import { CopyRows } from '../src/import/copy-rows.js';
 import { convertEcg } from '../src/import/ecg.js';
 import { ImportInputError } from '../src/import/errors.js';
-import { ExportReader, type ExportHandler, type RawRecord, type RawWorkout } from '../src/import/export-reader.js';
+import { HealthDataReader, type HealthDataHandler, type RawRecord, type RawWorkout } from '../src/import/health-data-reader.js';
 import { readGpx } from '../src/import/gpx.js';
 import { InlineAggregates } from '../src/import/inline-aggregates.js';
 import { convertMe } from '../src/import/profile.js';
@@ -250,7 +250,7 @@ test('GPX: points in time order, elevation optional; malformed GPX names its lin
   await assert.rejects(readGpx('bad.gpx', Readable.from([Buffer.from('<gpx>\n<trk>\n</gpx>')])), (error: Error) => error instanceof ImportInputError && /^bad\.gpx line 3: malformed XML/.test(error.message));
 });
 
-function collect(): { handler: ExportHandler; records: RawRecord[]; workouts: RawWorkout[]; seen: string[] } {
+function collect(): { handler: HealthDataHandler; records: RawRecord[]; workouts: RawWorkout[]; seen: string[] } {
   const records: RawRecord[] = [];
   const workouts: RawWorkout[] = [];
   const seen: string[] = [];
@@ -273,7 +273,7 @@ function collect(): { handler: ExportHandler; records: RawRecord[]; workouts: Ra
 
 test('export.xml reader: top-level elements, correlation children not repeated, workout children in place', () => {
   const { handler, records, workouts, seen } = collect();
-  const reader = new ExportReader('export.xml', handler);
+  const reader = new HealthDataReader('export.xml', handler);
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE HealthData [
 <!-- HealthKit Export Version: 11 -->
@@ -313,15 +313,15 @@ test('export.xml reader: top-level elements, correlation children not repeated, 
 });
 
 test('export.xml reader: malformed XML and a foreign root name the file and line', () => {
-  const broken = new ExportReader('export.xml', collect().handler);
+  const broken = new HealthDataReader('export.xml', collect().handler);
   assert.throws(
     () => broken.write(Buffer.from('<HealthData>\n <Record type="A"/>\n <Record type="B"></Workout>\n')),
     (error: Error) => error instanceof ImportInputError && /^export\.xml line 3, column \d+: malformed XML: /.test(error.message),
   );
-  const truncated = new ExportReader('export.xml', collect().handler);
+  const truncated = new HealthDataReader('export.xml', collect().handler);
   truncated.write(Buffer.from('<HealthData>\n <Record type="A"/>\n'));
   assert.throws(() => truncated.end(), (error: Error) => error instanceof ImportInputError && /^export\.xml line 3/.test(error.message));
-  assert.throws(() => new ExportReader('x.xml', collect().handler).write(Buffer.from('<gpx>')), /x\.xml line 1: the root element is <gpx>/);
+  assert.throws(() => new HealthDataReader('x.xml', collect().handler).write(Buffer.from('<gpx>')), /x\.xml line 1: the root element is <gpx>/);
 });
 
 test('in-stream buckets: by hand, with repeats counted once and a type out of order handed to the read-back', () => {

@@ -7,7 +7,7 @@
 import { convertToCanonical } from '../core/units.js';
 import { calendarDay } from './apple-dates.js';
 import type { ActivitySummaryRow } from '../db/writes/rows.js';
-import type { Attributes } from './export-reader.js';
+import type { Attributes } from './health-data-reader.js';
 
 export type ActivityRow = ActivitySummaryRow & { moveMode: 1 | 2 };
 

@@ -9,7 +9,7 @@ import { SPECIAL_IDENTIFIERS } from '../core/registry.js';
 import type { CopyRows } from './copy-rows.js';
 import { convertEcg } from './ecg.js';
 import { ImportInputError, ImportInterrupted } from './errors.js';
-import type { ExportFiles } from './export-files.js';
+import type { Archive } from './archive.js';
 import { readGpx } from './gpx.js';
 import type { ImportReport } from './report.js';
 import type { SampleLoader } from './sample-loader.js';
@@ -21,7 +21,7 @@ const ECG_MAX_BYTES = 64 << 20;
 export const ROUTE = 'workout route';
 
 export interface AttachmentDeps {
-  files: ExportFiles;
+  files: Archive;
   report: ImportReport;
   warn: (line: string) => void;
   signal?: AbortSignal;

@@ -18,7 +18,7 @@ import { NameIds } from './name-ids.js';
 import { CopyRows } from './copy-rows.js';
 import { readBackDailyAggregates } from './daily-aggregates.js';
 import { ImportInterrupted, ImportUsageError } from './errors.js';
-import { openExportFiles } from './export-files.js';
+import { openArchive } from './archive.js';
 import { Progress, type ProgressOutput } from './progress.js';
 import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
@@ -74,7 +74,7 @@ async function buildStreams(client: pg.Client, nameIds: NameIds, userId: string,
 export async function importAppleHealthExport(options: ImportOptions): Promise<ImportResult> {
   const started = performance.now();
   const { userId, signal } = options;
-  const files = await openExportFiles(options.path);
+  const files = await openArchive(options.path);
   const client = new pg.Client({ connectionString: options.databaseUrl });
   let loader: SampleLoader | null = null;
   const report = new ImportReport();

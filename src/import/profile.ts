@@ -2,7 +2,7 @@
 // biological sex (name and e-mail are not in it, so a stored name stays).
 import { parseDayMs } from './apple-dates.js';
 import type { ProfileFields } from '../db/writes/rows.js';
-import type { Attributes } from './export-reader.js';
+import type { Attributes } from './health-data-reader.js';
 
 export type ProfileRow = ProfileFields;
 

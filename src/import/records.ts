@@ -7,7 +7,7 @@
 import { convertToCanonical } from '../core/units.js';
 import { SAMPLE_KINDS, SLEEP_ANALYSIS, SleepValue, typeInfo, type CategoryTypeInfo, type TypeInfo } from '../core/registry.js';
 import { parseExportDate } from './apple-dates.js';
-import type { RawRecord } from './export-reader.js';
+import type { RawRecord } from './health-data-reader.js';
 import { recordHash } from './record-ids.js';
 import { deviceOf } from './sources.js';
 

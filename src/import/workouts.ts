@@ -7,7 +7,7 @@
 import { typeInfo } from '../core/registry.js';
 import { convertToCanonical } from '../core/units.js';
 import { durationSeconds, parseExportDate } from './apple-dates.js';
-import type { Attributes, Metadata, RawWorkout, RawWorkoutActivity, RawWorkoutEvent, RawWorkoutRoute } from './export-reader.js';
+import type { Attributes, Metadata, RawWorkout, RawWorkoutActivity, RawWorkoutEvent, RawWorkoutRoute } from './health-data-reader.js';
 import type { RoutePoints, WorkoutFields } from '../db/writes/rows.js';
 import { contentUuid } from './record-ids.js';
 import { deviceOf } from './sources.js';

@@ -7,7 +7,7 @@ import { SPECIAL_IDENTIFIERS } from '../core/registry.js';
 import { convertActivitySummary, type ActivityRow } from './activity-rings.js';
 import { parseExportDate } from './apple-dates.js';
 import type { CopyRows } from './copy-rows.js';
-import type { Attributes, ExportHandler, RawRecord, RawWorkout } from './export-reader.js';
+import type { Attributes, HealthDataHandler, RawRecord, RawWorkout } from './health-data-reader.js';
 import type { InlineAggregates } from './inline-aggregates.js';
 import { convertMe } from './profile.js';
 import { RecordConverter } from './records.js';
@@ -22,7 +22,7 @@ const ACTIVITY_DAYS_PER_MESSAGE = 1000;
 const WORKOUT = SPECIAL_IDENTIFIERS.workout;
 const ACTIVITY_SUMMARY = SPECIAL_IDENTIFIERS.activitySummary;
 
-export class XmlIntake implements ExportHandler {
+export class XmlIntake implements HealthDataHandler {
   private readonly converter: RecordConverter;
   version: number | null = null;
   exportedAtMs: number | null = null;

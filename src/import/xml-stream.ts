@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { ROUTE } from './attachments.js';
 import type { NameIds } from './name-ids.js';
 import { ImportInputError, ImportInterrupted } from './errors.js';
-import type { ExportEntry } from './export-files.js';
+import type { ArchiveEntry } from './archive.js';
 import type { Progress } from './progress.js';
 import type { ImportReport } from './report.js';
 import type { SampleLoader } from './sample-loader.js';
@@ -31,7 +31,7 @@ export interface XmlOutcome {
 }
 
 export interface XmlStreamDeps {
-  entry: ExportEntry;
+  entry: ArchiveEntry;
   client: pg.Client;
   nameIds: NameIds;
   loader: SampleLoader;

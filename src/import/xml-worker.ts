@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { NameIds, type NameIdEntries } from './name-ids.js';
 import { CopyRows } from './copy-rows.js';
 import { ImportInputError } from './errors.js';
-import { ExportReader } from './export-reader.js';
+import { HealthDataReader } from './health-data-reader.js';
 import { InlineAggregates } from './inline-aggregates.js';
 import { ImportReport } from './report.js';
 import type { FromWorker, ToWorker, XmlWorkerInput } from './xml-messages.js';
@@ -42,7 +42,7 @@ const report = new ImportReport();
 const rows = new CopyRows(input.userId, nameIds);
 const inline = input.firstImport ? new InlineAggregates(input.timeZone, input.preferredSources) : null;
 const intake = new XmlIntake(input.userId, input.label, rows, inline, report, post);
-const reader = new ExportReader(input.label, intake);
+const reader = new HealthDataReader(input.label, intake);
 let texts = 0;
 
 async function handOverRows(): Promise<void> {

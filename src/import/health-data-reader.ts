@@ -1,4 +1,4 @@
-// Streaming reader of export.xml (HealthKit export DTD versions 8 to 14).
+// Streaming reader of the HealthData XML (export.xml; HealthKit export DTD versions 8 to 14).
 // xml-tokenizer.ts tokenizes; this file knows the shape: it gathers each top-level
 // element with its children (metadata, workout statistics, events, routes,
 // activities) into a plain object and hands it over when it closes, so memory
@@ -49,7 +49,7 @@ export interface RawWorkout {
   line: number;
 }
 
-export interface ExportHandler {
+export interface HealthDataHandler {
   exportVersion(version: number | null): void;
   exportDate(value: string, line: number): void;
   me(attrs: Attributes, line: number): void;
@@ -64,7 +64,7 @@ export interface ExportHandler {
 type Level = 'outside' | 'root' | 'record' | 'workout' | 'ignored';
 
 /** Holds the open top-level element and the child under construction inside it. */
-export class ExportReader {
+export class HealthDataReader {
   private readonly tokenizer: XmlTokenizer;
   private depth = 0;
   private level: Level = 'outside';
@@ -79,7 +79,7 @@ export class ExportReader {
 
   constructor(
     private readonly fileName: string,
-    private readonly handler: ExportHandler,
+    private readonly handler: HealthDataHandler,
   ) {
     this.tokenizer = new XmlTokenizer({
       doctype: (text) => {

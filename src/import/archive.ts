@@ -1,4 +1,5 @@
-// The files of an Apple Health export, wherever they are: inside export.zip
+// The archive of an Apple Health export (what the Health app writes), wherever
+// its files are: inside export.zip
 // (read with yauzl: random access through the central directory, zip64, each
 // entry inflated as a stream, never loaded whole), or already extracted (an
 // export.xml path, or the apple_health_export folder). Finds export.xml, the
@@ -11,7 +12,7 @@ import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { ImportInputError } from './errors.js';
 
-export interface ExportEntry {
+export interface ArchiveEntry {
   /** How messages name it: `export.zip:apple_health_export/export.xml`, or the path. */
   label: string;
   /** Bytes once decompressed. */
@@ -19,11 +20,11 @@ export interface ExportEntry {
   open(): Promise<Readable>;
 }
 
-export interface ExportFiles {
-  xml: ExportEntry;
+export interface Archive {
+  xml: ArchiveEntry;
   /** GPX files by file name. */
-  routes: Map<string, ExportEntry>;
-  ecgs: ExportEntry[];
+  routes: Map<string, ArchiveEntry>;
+  ecgs: ArchiveEntry[];
   close(): void;
 }
 
@@ -48,18 +49,18 @@ function isExportXml(name: string): boolean {
   return basename(name) === 'export.xml';
 }
 
-function plainFile(path: string, size: number): ExportEntry {
+function plainFile(path: string, size: number): ArchiveEntry {
   return { label: path, size, open: async () => createReadStream(path, { highWaterMark: READ_CHUNK }) };
 }
 
-async function filesIn(dir: string, extension: string): Promise<ExportEntry[]> {
+async function filesIn(dir: string, extension: string): Promise<ArchiveEntry[]> {
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
     return [];
   }
-  const entries: ExportEntry[] = [];
+  const entries: ArchiveEntry[] = [];
   for (const name of names.filter((n) => n.toLowerCase().endsWith(extension)).sort()) {
     const path = join(dir, name);
     entries.push(plainFile(path, (await stat(path)).size));
@@ -67,7 +68,7 @@ async function filesIn(dir: string, extension: string): Promise<ExportEntry[]> {
   return entries;
 }
 
-async function openExtracted(xmlPath: string): Promise<ExportFiles> {
+async function openExtracted(xmlPath: string): Promise<Archive> {
   const dir = dirname(xmlPath);
   const routes = new Map((await filesIn(join(dir, 'workout-routes'), '.gpx')).map((entry) => [basename(entry.label), entry]));
   return {
@@ -78,14 +79,14 @@ async function openExtracted(xmlPath: string): Promise<ExportFiles> {
   };
 }
 
-async function openZip(path: string): Promise<ExportFiles> {
+async function openZip(path: string): Promise<Archive> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
   } catch (error) {
     throw new ImportInputError(`${path}: not a complete zip archive (${(error as Error).message}); the file is probably truncated: copy or export it again`);
   }
-  const entryOf = (entry: yauzl.Entry): ExportEntry => ({
+  const entryOf = (entry: yauzl.Entry): ArchiveEntry => ({
     label: `${path}:${entry.fileName}`,
     size: entry.uncompressedSize,
     open: async () => {
@@ -97,8 +98,8 @@ async function openZip(path: string): Promise<ExportFiles> {
     },
   });
   let xml: yauzl.Entry | null = null;
-  const routes = new Map<string, ExportEntry>();
-  const ecgs: ExportEntry[] = [];
+  const routes = new Map<string, ArchiveEntry>();
+  const ecgs: ArchiveEntry[] = [];
   try {
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName;
@@ -126,7 +127,7 @@ async function openZip(path: string): Promise<ExportFiles> {
 }
 
 /** Opens export.zip, an export.xml, or the folder an export was extracted to. */
-export async function openExportFiles(path: string): Promise<ExportFiles> {
+export async function openArchive(path: string): Promise<Archive> {
   let info;
   try {
     info = await stat(path);
