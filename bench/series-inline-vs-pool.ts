@@ -6,7 +6,14 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { downsampleStream, type Stream } from '../src/core/downsample.js';
-import { assembleSleepNights, type SleepSample } from '../src/core/sleep-nights.js';
+import { assembleSleepNights, type SleepColumns } from '../src/core/sleep-nights.js';
+
+interface SleepSample {
+  startMs: number;
+  endMs: number;
+  value: number;
+  sourceId: number;
+}
 import { createWorkerPool } from '../src/worker-pool.js';
 
 const MAX_POINTS = 500;
@@ -72,13 +79,22 @@ function makeSleepSamples(): SleepSample[] {
   return samples.sort((a, b) => a.startMs - b.startMs);
 }
 
+function columnsOf(samples: readonly SleepSample[]): SleepColumns {
+  return {
+    startMs: Float64Array.from(samples, (s) => s.startMs),
+    endMs: Float64Array.from(samples, (s) => s.endMs),
+    value: Float64Array.from(samples, (s) => s.value),
+    sourceId: Float64Array.from(samples, (s) => s.sourceId),
+  };
+}
+
 async function sleepCase(): Promise<void> {
   const samples = makeSleepSamples();
   const zone = 'America/New_York';
   const inline: number[] = [];
   for (let round = 0; round < 60; round++) {
     const t0 = performance.now();
-    assembleSleepNights(samples, zone);
+    assembleSleepNights(columnsOf(samples), zone);
     if (round >= 10) inline.push(performance.now() - t0);
   }
   // A worker that assembles the nights it is sent: the round trip clones the
@@ -94,7 +110,7 @@ async function sleepCase(): Promise<void> {
     new Promise<number>((resolve) => {
       const t0 = performance.now();
       worker.once('message', () => resolve(performance.now() - t0));
-      worker.postMessage({ samples, zone });
+      worker.postMessage({ samples: columnsOf(samples), zone });
     });
   const pooled: number[] = [];
   const posting: number[] = [];

@@ -1,5 +1,9 @@
 // One catalogue of the API's errors. Routes throw them by name; the HTTP front
 // turns each into its status, headers and the `{"error": "..."}` body.
+import { countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS } from './limits.js';
+
+/** The 504's message (api.md Errors), also quoted by the document. */
+export const QUERY_TIMEOUT_MESSAGE = 'query took too long; narrow the range';
 
 export class ApiError extends Error {
   constructor(
@@ -20,6 +24,7 @@ export const errors = {
   badRequest: (message: string) => new ApiError(400, message),
   unauthorized: () => UNAUTHORIZED,
   multiUserDisabled: () => new ApiError(403, 'multi-user reads are disabled'),
+  otherUserForbidden: () => new ApiError(403, 'this token reads only its own user'),
   notFound: (what = 'not found') => new ApiError(404, what),
   workoutNotFound: () => new ApiError(404, 'workout not found'),
   profileNotFound: () => new ApiError(404, 'profile not found'),
@@ -27,9 +32,11 @@ export const errors = {
   tooManyFailedAuth: (retryAfterSeconds: number) =>
     new ApiError(429, 'too many failed authentications; retry later', { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError(500, 'internal error'),
-  exportsBusy: () => new ApiError(503, 'two exports are already running; retry later', { 'Retry-After': '60' }),
-  databaseUnavailable: () => new ApiError(503, 'database unavailable'),
-  queryTimeout: () => new ApiError(504, 'query took too long; narrow the range'),
+  exportsBusy: () =>
+    new ApiError(503, `${countInWords(EXPORT_SLOTS)} export${EXPORT_SLOTS === 1 ? ' is' : 's are'} already running; retry later`, {
+      'Retry-After': String(EXPORT_RETRY_AFTER_S),
+    }),
+  queryTimeout: () => new ApiError(504, QUERY_TIMEOUT_MESSAGE),
 } as const;
 
 /** SQLSTATE of a statement cancelled by statement_timeout. */

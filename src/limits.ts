@@ -30,7 +30,7 @@ export const RANGE_CAP_DAYS = { samples: 31, perDay: 366 } as const;
 export const MAX_LOCAL_DAYS = 366;
 
 /** Exports running at once across every server process sharing the database. */
-export const EXPORT_SLOTS = 2;
+export const EXPORT_SLOTS: number = 2;
 
 /** Seconds a refused export is told to wait. */
 export const EXPORT_RETRY_AFTER_S = 60;

@@ -1,5 +1,5 @@
 // What routes may use: resolved settings, the database pools, the worker
-// pool, the database probe and the per-user catalog. Built once at start
+// pool, the database probe, the per-user catalog and the export runner. Built once at start
 // (createServices) and closed on shutdown.
 import type pg from 'pg';
 import type { Piscina } from 'piscina';
@@ -7,6 +7,7 @@ import { createCatalogService, type CatalogService } from './catalog/service.js'
 import type { Config } from './config.js';
 import { createReadOnlyPool } from './db/pool.js';
 import { DatabaseProbe } from './db/probe.js';
+import { ExportRunner } from './export/run.js';
 import { EXPORT_SLOTS } from './limits.js';
 import { createWorkerPool } from './worker-pool.js';
 
@@ -25,6 +26,8 @@ export interface Services {
   probe: DatabaseProbe;
   /** Per-user catalog, kept as the serialized `{types}` body. */
   catalog: CatalogService;
+  /** Running exports, on the export pool. */
+  exports: ExportRunner;
 }
 
 export function createServices(config: ResolvedConfig, readUrl: string): Services {
@@ -50,6 +53,7 @@ export function createServices(config: ResolvedConfig, readUrl: string): Service
     workers: createWorkerPool(config.workerThreads),
     probe: new DatabaseProbe(pool, config.limits.healthCacheMs),
     catalog: createCatalogService(pool, config.timeZone, config.limits),
+    exports: new ExportRunner(exportPool, config.limits),
   };
 }
 

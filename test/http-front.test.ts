@@ -1,10 +1,11 @@
 // The HTTP front's per-request shortcuts keep their meaning: header sets built
-// once still give every reply its own X-Request-Id, no-store only where it
-// belongs and the reply's own headers; the shared 401 reply stays whole; the
-// abort signal a route reads (made only then) is aborted when the client goes,
-// even if first read after it went; the throttle reads the socket address only
-// when no trusted X-Forwarded-For entry names the client. The real front and
-// uWS in this process, with test routes and no database.
+// once still give every reply its own X-Request-Id, no-store where the route
+// says (and on paths no route serves) and the reply's own headers; the shared
+// 401 reply stays whole; the pipeline's order is route → method → throttle →
+// token → user → parameters, so a malformed query never turns a 401 or 429
+// into a 400; the throttle reads the socket address only when no trusted
+// X-Forwarded-For entry names the client. The real front and uWS in this
+// process, with test routes and no database.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
@@ -13,13 +14,10 @@ import { createHttpServer, type HttpServer } from '../src/http/server.js';
 import { loadUws } from '../src/http/uws.js';
 import { defineRoute, json } from '../src/routes/route.js';
 import type { Services } from '../src/services.js';
-import { bearer, getRequest, rawRequest, requestAndHangUp, sleep, waitFor, type RawResponse } from './support/faults.js';
+import { bearer, getRequest, rawRequest, type RawResponse } from './support/faults.js';
 import { DEFAULT_USER, TEST_TOKEN } from './support/server.js';
 
 const UNAUTHORIZED_BODY = '{"error":"missing or invalid bearer token"}';
-
-/** What each signal route saw, by request tag: whether ctx.signal was aborted. */
-const seen = new Map<string, boolean>();
 
 const routes = [
   defineRoute({
@@ -37,33 +35,17 @@ const routes = [
     },
   }),
   defineRoute({
-    operationId: 'health', path: '/healthz', auth: false, summary: 'Test', description: 'Like /healthz.',
+    operationId: 'health', path: '/healthz', auth: false, noStore: true, summary: 'Test', description: 'Like /healthz.',
     params: Type.Object({}), responses: [],
     async handler() {
       return json({ ok: true });
     },
   }),
   defineRoute({
-    // Reads the signal at once and waits up to 2 s for it to abort.
-    operationId: 'listen', path: '/v1/listen', auth: true, summary: 'Test', description: 'Waits on ctx.signal.',
-    params: Type.Object({ tag: Type.String() }), responses: [],
-    async handler({ query, signal }) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 2_000);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-      seen.set(query.tag, signal.aborted);
-      return json({});
-    },
-  }),
-  defineRoute({
-    // Reads the signal for the first time after 300 ms.
-    operationId: 'late', path: '/v1/late', auth: true, summary: 'Test', description: 'Reads ctx.signal late.',
-    params: Type.Object({ tag: Type.String() }), responses: [],
-    async handler(ctx) {
-      await sleep(300);
-      seen.set(ctx.query.tag, ctx.signal.aborted);
-      return json({});
+    operationId: 'strict', path: '/v1/strict', auth: true, summary: 'Test', description: 'Needs an integer parameter.',
+    params: Type.Object({ n: Type.Integer({ minimum: 0 }) }), responses: [],
+    async handler({ query }) {
+      return json({ n: query.n });
     },
   }),
 ];
@@ -72,8 +54,8 @@ function start(env: Record<string, string> = {}): { http: HttpServer; listen: ()
   const { uws } = loadUws(false);
   const config = loadConfig({ SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: DEFAULT_USER, ...env });
   // Only config is reached by these routes.
-  const services = { config: { ...config, apiToken: TEST_TOKEN, defaultUserId: DEFAULT_USER }, shutdownSignal: new AbortController().signal } as unknown as Services;
-  const http = createHttpServer(uws, services, routes as never);
+  const services = { config: { ...config, apiToken: TEST_TOKEN, defaultUserId: DEFAULT_USER } } as unknown as Services;
+  const http = createHttpServer(uws, services, routes);
   return { http, listen: () => http.listen('127.0.0.1', 0) };
 }
 
@@ -89,12 +71,12 @@ describe('the HTTP front', () => {
   });
   after(() => server.stopListening());
 
-  test('every reply: nosniff, its own X-Request-Id, no-store on /v1 and /healthz only, its own headers and type', async () => {
+  test('every reply: nosniff, its own X-Request-Id, no-store unless the route says otherwise, its own headers and type', async () => {
     const cases = [
       { path: '/v1/echo', headers: bearer(TEST_TOKEN), status: 200, noStore: true, type: 'application/json', own: { 'x-own': 'yes' } },
       { path: '/healthz', headers: {}, status: 200, noStore: true, type: 'application/json', own: {} },
       { path: '/plain', headers: {}, status: 200, noStore: false, type: 'text/plain', own: {} },
-      { path: '/nope', headers: {}, status: 404, noStore: false, type: 'application/json', own: {} },
+      { path: '/nope', headers: {}, status: 404, noStore: true, type: 'application/json', own: {} },
       { path: '/v1/nope', headers: {}, status: 404, noStore: true, type: 'application/json', own: {} },
     ];
     const ids = new Set<string>();
@@ -133,14 +115,33 @@ describe('the HTTP front', () => {
     assert.notEqual(first.headers['x-request-id'], second.headers['x-request-id']);
   });
 
-  test('ctx.signal is aborted when the client goes, also when a route first reads it afterwards; not otherwise', async () => {
-    await requestAndHangUp(port, getRequest('/v1/listen?tag=gone', bearer(TEST_TOKEN)), { afterMs: 50 });
-    await requestAndHangUp(port, getRequest('/v1/late?tag=late-gone', bearer(TEST_TOKEN)), { afterMs: 50 });
-    assert.equal((await get('/v1/late?tag=late-stayed', bearer(TEST_TOKEN))).status, 200);
-    await waitFor('both hung-up requests to finish', async () => seen.has('gone') && seen.has('late-gone'));
-    assert.equal(seen.get('gone'), true, 'a listener hears the client go');
-    assert.equal(seen.get('late-gone'), true, 'a signal made after the client went is already aborted');
-    assert.equal(seen.get('late-stayed'), false);
+  test('a malformed query without a token is a 401, not a 400; with the token it is the 400', async () => {
+    for (const query of ['n=x', 'n=%zz', 'user=not-a-uuid', 'n=1&n=2']) {
+      const anonymous = await get(`/v1/strict?${query}`);
+      assert.equal(anonymous.status, 401, query);
+      assert.equal(anonymous.body.toString(), UNAUTHORIZED_BODY, query);
+      assert.equal((await get(`/v1/strict?${query}`, bearer(TEST_TOKEN))).status, 400, query);
+    }
+    assert.equal((await get('/v1/strict?n=%zz', bearer('wrong-token-000000000'))).status, 401, 'a wrong token too');
+    assert.deepEqual(JSON.parse((await get('/v1/strict?n=7', bearer(TEST_TOKEN))).body.toString()), { n: 7 });
+  });
+});
+
+describe('the throttle comes before the parameters', () => {
+  test('while an address is throttled, a malformed query gets 429 — with or without the token', async () => {
+    const started = start();
+    const port = await started.listen();
+    const get = async (path: string, token: string | null) => (await rawRequest(port, getRequest(path, token === null ? {} : bearer(token))))!;
+    try {
+      for (let i = 0; i < 10; i++) assert.equal((await get('/v1/strict?n=1', 'wrong-token-000000000')).status, 401);
+      for (const token of [null, TEST_TOKEN]) {
+        const response = await get('/v1/strict?n=%zz', token);
+        assert.equal(response.status, 429, `token: ${token === null ? 'none' : 'valid'}`);
+        assert.match(response.headers['retry-after'], /^[1-6]$/);
+      }
+    } finally {
+      started.http.stopListening();
+    }
   });
 });
 

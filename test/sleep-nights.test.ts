@@ -2,12 +2,28 @@
 // Minutes below are counted by hand from the sample clock times.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  assembleSleepNights,
-  SLEEP_SESSION_GAP_MS,
-  splitSleepSessions,
-  type SleepSample,
-} from '../src/core/sleep-nights.js';
+import { assembleSleepNights, sleepSessions, type SleepColumns } from '../src/core/sleep-nights.js';
+import { SLEEP_SESSION_GAP_MS } from '../src/limits.js';
+
+interface SleepSample {
+  startMs: number;
+  endMs: number;
+  value: number;
+  sourceId: number;
+}
+
+function columns(samples: readonly SleepSample[]): SleepColumns {
+  return {
+    startMs: Float64Array.from(samples, (s) => s.startMs),
+    endMs: Float64Array.from(samples, (s) => s.endMs),
+    value: Float64Array.from(samples, (s) => s.value),
+    sourceId: Float64Array.from(samples, (s) => s.sourceId),
+  };
+}
+
+const assemble = (samples: readonly SleepSample[], zone: string) => assembleSleepNights(columns(samples), zone);
+/** The sessions as the samples they hold. */
+const split = (samples: readonly SleepSample[]) => sleepSessions(columns(samples)).map(([from, to]) => samples.slice(from, to));
 
 const IN_BED = 0;
 const UNSPECIFIED = 1;
@@ -33,7 +49,7 @@ function byStart(samples: SleepSample[]): SleepSample[] {
 test('watch stages and a phone in-bed block: in-bed from the phone, stages from the watch', () => {
   const phone = 1;
   const watch = 2;
-  const nights = assembleSleepNights(
+  const nights = assemble(
     byStart([
       sample(phone, IN_BED, at(22, 45), at(31, 15)), // 22:45 → 07:15 = 510 min
       sample(watch, IN_BED, at(23), at(30, 30)), // 23:00 → 06:30 = 450 min
@@ -61,7 +77,7 @@ test('watch stages and a phone in-bed block: in-bed from the phone, stages from 
 test('a night crossing midnight is dated by its wake-up day in the zone', () => {
   // 04:30Z on 8 March 2026 is 23:30 EST on the 7th; 11:00Z is 07:00 EDT on the 8th
   // (clocks sprang forward overnight): 6 h 30 min really elapsed.
-  const nights = assembleSleepNights(
+  const nights = assemble(
     [sample(1, CORE, Date.UTC(2026, 2, 8, 4, 30), Date.UTC(2026, 2, 8, 11))],
     'America/New_York',
   );
@@ -69,7 +85,7 @@ test('a night crossing midnight is dated by its wake-up day in the zone', () => 
   assert.equal(nights[0].date, '2026-03-08');
   assert.equal(nights[0].asleepMinutes, 390);
   // In Kolkata (+05:30) 18:30Z is midnight: a session ending exactly then belongs to the new day.
-  const kolkata = assembleSleepNights(
+  const kolkata = assemble(
     [sample(1, CORE, Date.UTC(2026, 2, 7, 17), Date.UTC(2026, 2, 7, 18, 30))],
     'Asia/Kolkata',
   );
@@ -79,15 +95,15 @@ test('a night crossing midnight is dated by its wake-up day in the zone', () => 
 test('a gap of 3 h 1 min splits a session, a gap of exactly 3 h does not', () => {
   assert.equal(SLEEP_SESSION_GAP_MS, 10_800_000);
   const first = sample(1, CORE, at(0), at(1));
-  assert.equal(splitSleepSessions([first, sample(1, CORE, at(4), at(5))]).length, 1);
-  const split = splitSleepSessions([first, sample(1, CORE, at(4, 1), at(5))]);
-  assert.equal(split.length, 2);
-  assert.deepEqual(split[1], [sample(1, CORE, at(4, 1), at(5))]);
+  assert.equal(split([first, sample(1, CORE, at(4), at(5))]).length, 1);
+  const sessions2 = split([first, sample(1, CORE, at(4, 1), at(5))]);
+  assert.equal(sessions2.length, 2);
+  assert.deepEqual(sessions2[1], [sample(1, CORE, at(4, 1), at(5))]);
 });
 
 test('the gap is measured from the latest end so far, not the previous sample', () => {
   // 00:00–05:00 holds 01:00–02:00; the next start 07:30 is 2 h 30 after 05:00.
-  const sessions = splitSleepSessions([
+  const sessions = split([
     sample(1, IN_BED, at(0), at(5)),
     sample(2, CORE, at(1), at(2)),
     sample(2, CORE, at(7, 30), at(8)),
@@ -96,7 +112,7 @@ test('the gap is measured from the latest end so far, not the previous sample', 
 });
 
 test('equal asleep time: the source with more staged minutes wins, whatever its id', () => {
-  const nights = assembleSleepNights(
+  const nights = assemble(
     byStart([
       sample(4, UNSPECIFIED, at(23), at(25)), // 120 asleep, 0 staged
       sample(7, CORE, at(23), at(24)), // 60 staged
@@ -110,7 +126,7 @@ test('equal asleep time: the source with more staged minutes wins, whatever its 
 });
 
 test('equal asleep and equal staged time: the lower source id wins', () => {
-  const nights = assembleSleepNights(
+  const nights = assemble(
     byStart([
       sample(9, CORE, at(23), at(24, 40)), // 100 core
       sample(5, DEEP, at(23, 10), at(24, 50)), // 100 deep
@@ -124,16 +140,16 @@ test('equal asleep and equal staged time: the lower source id wins', () => {
 test('a legacy unspecified-only source beats a staged one only with more asleep time', () => {
   const legacy = (end: number) => sample(1, UNSPECIFIED, at(22), end);
   const watch = [sample(2, CORE, at(23), at(27)), sample(2, REM, at(27), at(28, 40))]; // 240 + 100 = 340
-  const legacyLonger = assembleSleepNights(byStart([legacy(at(28)), ...watch]), 'UTC'); // 360
+  const legacyLonger = assemble(byStart([legacy(at(28)), ...watch]), 'UTC'); // 360
   assert.equal(legacyLonger[0].asleepMinutes, 360);
   assert.deepEqual(legacyLonger[0].stages, { core: 0, deep: 0, rem: 0, unspecified: 360, awake: 0 });
-  const legacyShorter = assembleSleepNights(byStart([legacy(at(27)), ...watch]), 'UTC'); // 300
+  const legacyShorter = assemble(byStart([legacy(at(27)), ...watch]), 'UTC'); // 300
   assert.equal(legacyShorter[0].asleepMinutes, 340);
   assert.deepEqual(legacyShorter[0].stages, { core: 240, deep: 0, rem: 100, unspecified: 0, awake: 0 });
 });
 
 test('awake minutes are reported but are not asleep and do not win the choice', () => {
-  const nights = assembleSleepNights(
+  const nights = assemble(
     byStart([
       sample(1, CORE, at(23), at(28)), // 300 asleep
       sample(1, AWAKE, at(28), at(29, 40)), // 100 awake
@@ -147,7 +163,7 @@ test('awake minutes are reported but are not asleep and do not win the choice', 
 });
 
 test('a nap is its own session on the same wake-up day', () => {
-  const nights = assembleSleepNights(
+  const nights = assemble(
     [sample(1, CORE, at(23), at(31)), sample(1, UNSPECIFIED, at(38), at(38, 40))],
     'UTC',
   );
@@ -162,7 +178,7 @@ test('a nap is its own session on the same wake-up day', () => {
 });
 
 test('duplicates within one source count once; different sources are never summed', () => {
-  const nights = assembleSleepNights(
+  const nights = assemble(
     byStart([
       sample(1, CORE, at(0), at(1)),
       sample(1, CORE, at(0), at(1)), // exact duplicate
@@ -177,7 +193,7 @@ test('duplicates within one source count once; different sources are never summe
 });
 
 test('an unknown value counts no minutes but extends the session and counts its source', () => {
-  const nights = assembleSleepNights(
+  const nights = assemble(
     [sample(2, CORE, at(23), at(30)), sample(3, 99, at(30, 45), at(31, 15))],
     'UTC',
   );
@@ -189,7 +205,7 @@ test('an unknown value counts no minutes but extends the session and counts its 
 
 test('minutes are exact, not rounded', () => {
   const start = at(23);
-  const nights = assembleSleepNights(
+  const nights = assemble(
     [sample(1, REM, start, start + 90_000), sample(1, AWAKE, start + 90_000, start + 110_000)],
     'UTC',
   );
@@ -199,6 +215,6 @@ test('minutes are exact, not rounded', () => {
 });
 
 test('no samples, no nights; unsorted input is refused', () => {
-  assert.deepEqual(assembleSleepNights([], 'UTC'), []);
-  assert.throws(() => splitSleepSessions([sample(1, CORE, at(2), at(3)), sample(1, CORE, at(1), at(2))]), RangeError);
+  assert.deepEqual(assemble([], 'UTC'), []);
+  assert.throws(() => split([sample(1, CORE, at(2), at(3)), sample(1, CORE, at(1), at(2))]), RangeError);
 });

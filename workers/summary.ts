@@ -1,6 +1,7 @@
 // Piscina task of /v1/summary: the aggregation and the markdown page, off the
 // HTTP thread. The sleep samples arrive as transferred typed arrays.
-import { buildSummary, renderSummaryMarkdown, type Summary, type SummaryInput } from '../src/core/summary.js';
+import { renderSummaryMarkdown } from '../src/core/summary-markdown.js';
+import { buildSummary, type Summary, type SummaryInput } from '../src/core/summary.js';
 
 export interface SummarizeTask {
   input: SummaryInput;

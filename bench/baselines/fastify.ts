@@ -9,14 +9,13 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import { CatalogCache } from '../../src/catalog/cache.js';
 import { computeCatalog } from '../../src/catalog/service.js';
 import { downsampleStream } from '../../src/core/downsample.js';
-import { dayAfter, dayStartMs, localDayOf } from '../../src/core/local-days.js';
+import { localDayOf } from '../../src/core/local-days.js';
 import { categoryLabel, kindOfIdentifier, typeInfo, unitOf } from '../../src/core/registry.js';
 import { buildSummary } from '../../src/core/summary.js';
-import { assembleSleepNights, SLEEP_SESSION_GAP_MS } from '../../src/core/sleep-nights.js';
 import { createReadOnlyPool } from '../../src/db/pool.js';
 import { dailyValues } from '../../src/db/queries/metrics.js';
 import { samplesPage } from '../../src/db/queries/samples.js';
-import { sleepSamplesReaching } from '../../src/db/queries/sleep.js';
+import { readSleepNights } from '../../src/reads/sleep.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
 import { findWorkoutBounds, listWorkouts, workoutStreams } from '../../src/db/queries/workouts.js';
 import { DatabaseProbe } from '../../src/db/probe.js';
@@ -111,11 +110,7 @@ app.get('/v1/workouts/:uuid/series', response(schemas.WorkoutSeriesResponse), as
 });
 
 app.get('/v1/sleep/daily', response(schemas.SleepNightsResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
-  const windowStart = dayStartMs(localDayOf(Number(request.query.start), timeZone), timeZone);
-  const windowEnd = dayStartMs(dayAfter(localDayOf(Number(request.query.end) - 1, timeZone)), timeZone);
-  const samples = await sleepSamplesReaching(pool, userId, windowStart, windowEnd + SLEEP_SESSION_GAP_MS);
-  const nights = assembleSleepNights(samples, timeZone).filter((night) => night.end >= windowStart && night.end < windowEnd);
-  return { nights };
+  return { nights: await readSleepNights(pool, userId, Number(request.query.start), Number(request.query.end), timeZone) };
 });
 
 // The bench asks for range=90d&format=json only.

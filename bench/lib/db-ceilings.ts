@@ -6,11 +6,11 @@
 import type pg from 'pg';
 import { daysSpanMs, localDayOf } from '../../src/core/local-days.js';
 import { typeInfo } from '../../src/core/registry.js';
-import { SLEEP_SESSION_GAP_MS } from '../../src/core/sleep-nights.js';
+import { sleepWindow } from '../../src/core/sleep-nights.js';
 import { activityDays } from '../../src/db/queries/activity.js';
 import { dailyValues, latestSamples } from '../../src/db/queries/metrics.js';
 import { samplesPage } from '../../src/db/queries/samples.js';
-import { sleepSamplesReaching } from '../../src/db/queries/sleep.js';
+import { readSleepSamples } from '../../src/reads/sleep.js';
 import { stateOfMindRows } from '../../src/db/queries/state-of-mind.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
 import { findWorkout, findWorkoutBounds, listWorkouts, workoutStreams } from '../../src/db/queries/workouts.js';
@@ -41,7 +41,7 @@ export function ceilings(ctx: CeilingContext): Record<string, Ceiling> {
     const info = typeInfo(identifier);
     return { identifier, cumulative: info?.kind === 'quantity' && info.aggregation === 'cumulative' };
   });
-  const sleepUntil = ninety.end + SLEEP_SESSION_GAP_MS;
+  const window = sleepWindow(ninety.start, ninety.end, ctx.timeZone);
   const firstDay = localDayOf(ninety.start, ctx.timeZone);
   const lastDay = localDayOf(ninety.end - 1, ctx.timeZone);
   const moodSpan = daysSpanMs(firstDay, lastDay, ctx.timeZone);
@@ -55,7 +55,7 @@ export function ceilings(ctx: CeilingContext): Record<string, Ceiling> {
       const workout = await findWorkoutBounds(pool, user, ctx.longRideUuid);
       return workoutStreams(pool, user, workout!.uuid);
     },
-    '/v1/sleep/daily': (pool) => sleepSamplesReaching(pool, user, ninety.start, sleepUntil),
+    '/v1/sleep/daily': (pool) => readSleepSamples(pool, user, window),
     // The reads only (column arrays included); the summing is the route's own work.
     '/v1/summary': (pool) => summaryInput(pool, user, ctx.timeZone, '90d'),
     '/v1/metrics/latest': (pool) => latestSamples(pool, user, LATEST_TYPES),

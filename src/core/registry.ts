@@ -202,7 +202,7 @@ const QUANTITIES: ReadonlyArray<readonly [string, string, Aggregation]> = [
 // Category value enums of the framework, by raw value.
 type Labels = Readonly<Record<number, string>>;
 const NOT_APPLICABLE: Labels = { 0: 'notApplicable' };
-const SLEEP: Labels = { 0: 'inBed', 1: 'asleepUnspecified', 2: 'awake', 3: 'asleepCore', 4: 'asleepDeep', 5: 'asleepREM' };
+const SLEEP: Labels = Object.fromEntries(Object.entries(SleepValue).map(([name, value]) => [value, name]));
 const STAND_HOUR: Labels = { 0: 'stood', 1: 'idle' };
 const SEVERITY: Labels = { 0: 'unspecified', 1: 'notPresent', 2: 'mild', 3: 'moderate', 4: 'severe' };
 const PRESENCE: Labels = { 0: 'present', 1: 'notPresent' };
@@ -314,6 +314,22 @@ export function kindOfIdentifier(identifier: string): TypeKind | undefined {
   if (identifier.startsWith(QUANTITY_PREFIX)) return 'quantity';
   if (identifier.startsWith(CATEGORY_PREFIX)) return 'category';
   return undefined;
+}
+
+/** A type read by daily value: a cumulative type reports the day's sum, a discrete one its mean. */
+export interface DailyMetricType {
+  identifier: string;
+  cumulative: boolean;
+}
+
+/** The identifiers that have daily values (quantity types), in the order given; the others have none. */
+export function dailyMetricTypes(identifiers: readonly string[]): DailyMetricType[] {
+  const types: DailyMetricType[] = [];
+  for (const identifier of identifiers) {
+    const info = byIdentifier.get(identifier);
+    if (info?.kind === 'quantity') types.push({ identifier, cumulative: info.aggregation === 'cumulative' });
+  }
+  return types;
 }
 
 export function unitOf(identifier: string): string | null {

@@ -1,6 +1,6 @@
-// /v1/summary: the last N local days in a few numbers (the Summary object)
-// and as a short markdown page for a person or an LLM agent. Pure: the route
-// reads the daily surfaces, a worker thread runs these functions.
+// /v1/summary's numbers: the last N local days as the Summary object (the
+// markdown page is rendered from it by summary-markdown.ts). Pure: the route's
+// planner reads the daily surfaces, a worker thread runs these functions.
 //
 // Rules (api.md "Summary", behavior rule 6):
 // - Every figure comes from the daily surfaces, never raw samples: daily
@@ -21,15 +21,12 @@
 // - A section (and a member of a section) is present only when it has data;
 //   coverage is always there: newest upload and the days on which at least one
 //   reported figure has a value (body readings are not per day).
-// - JSON numbers are exact. The markdown shows the same numbers rounded half
-//   away from zero to one decimal (a whole number shows none); body fat, a
-//   fraction, is shown as a percentage (value × 100, same rounding); instants
-//   as local time in the summary's zone. Under 60 lines whatever the data.
-import { DateTime } from 'luxon';
+// - The numbers are exact (no rounding here).
+import { SUMMARY } from '../limits.js';
 import type { SummaryT } from '../schemas/resources.js';
-import { unitOf } from './registry.js';
-import { assembleSleepNights, type SleepSample } from './sleep-nights.js';
 import { localDayOf } from './local-days.js';
+import { unitOf } from './registry.js';
+import { assembleSleepNights, nightsInWindow, type SleepColumns, type SleepWindow } from './sleep-nights.js';
 
 export const SUMMARY_RANGES = { '7d': 7, '14d': 14, '30d': 30, '90d': 90 } as const;
 export type SummaryRange = keyof typeof SUMMARY_RANGES;
@@ -46,20 +43,10 @@ export const SUMMARY_TYPES = {
 
 export const DAILY_TABLE = 'daily_aggregates';
 export const RINGS_TABLE = 'activity_summaries';
-const TOP_ACTIVITY_TYPES = 3;
-const MAX_TEXT = 80;
 
 export type Summary = SummaryT & { coverage: NonNullable<SummaryT['coverage']> };
 export type SummaryStat = NonNullable<NonNullable<SummaryT['activity']>['steps']>;
 export type SummaryReading = NonNullable<NonNullable<SummaryT['body']>['weight']>;
-
-/** Sleep-analysis samples sorted by start, as columns (a null value is NaN). */
-export interface SleepColumns {
-  startMs: Float64Array;
-  endMs: Float64Array;
-  value: Float64Array;
-  sourceId: Float64Array;
-}
 
 export interface SummaryInput {
   userId: string;
@@ -74,8 +61,8 @@ export interface SummaryInput {
   /** Activity rings of the range's days. */
   rings: readonly { date: string; moveKcal: number | null; exerciseMin: number | null; standHours: number | null }[];
   sleep: SleepColumns;
-  /** Nights ending in [startMs, endMs) belong to the range. */
-  sleepWindow: { startMs: number; endMs: number };
+  /** Nights ending in it belong to the range. */
+  sleepWindow: SleepWindow;
   /** Workouts starting in the range. */
   workouts: readonly { activityType: string; start: number; durationS: number | null; distanceM: number | null }[];
   /** Newest raw sample of body mass and body fat percentage. */
@@ -187,11 +174,9 @@ export function buildSummary(input: SummaryInput): Summary {
 
 /** Asleep minutes of the longest session of each wake-up day in the window, ascending by day. */
 function longestSleepPerDay(input: SummaryInput): DayValue[] {
-  const { startMs, endMs, value, sourceId } = input.sleep;
-  const samples: SleepSample[] = Array.from(startMs, (start, i) => ({ startMs: start, endMs: endMs[i], value: value[i], sourceId: sourceId[i] }));
   const longest = new Map<string, number>();
-  for (const night of assembleSleepNights(samples, input.timeZone)) {
-    if (night.end < input.sleepWindow.startMs || night.end >= input.sleepWindow.endMs || !(night.asleepMinutes > 0)) continue;
+  for (const night of nightsInWindow(assembleSleepNights(input.sleep, input.timeZone), input.sleepWindow)) {
+    if (!(night.asleepMinutes > 0)) continue;
     longest.set(night.date, Math.max(longest.get(night.date) ?? 0, night.asleepMinutes));
   }
   return [...longest].map(([date, minutes]) => ({ date, value: minutes }));
@@ -213,82 +198,6 @@ function summarizeWorkouts(rows: SummaryInput['workouts']): NonNullable<Summary[
   const byActivityType = [...counts]
     .map(([activityType, count]) => ({ activityType, count }))
     .sort((a, b) => b.count - a.count || (a.activityType < b.activityType ? -1 : a.activityType > b.activityType ? 1 : 0))
-    .slice(0, TOP_ACTIVITY_TYPES);
+    .slice(0, SUMMARY.topActivityTypes);
   return { count: rows.length, totalMinutes: seconds / 60, ...(hasDistance ? { totalDistanceM: distance } : {}), byActivityType };
-}
-
-/** The markdown rounding: half away from zero to one decimal; a whole number shows none. */
-export function roundForMarkdown(value: number): string {
-  return String((Math.sign(value) * Math.round(Math.abs(value) * 10)) / 10 || 0);
-}
-
-/** Free text on one line, without control characters, at most MAX_TEXT characters. */
-function oneLine(text: string): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-  return flat.length > MAX_TEXT ? flat.slice(0, MAX_TEXT - 1) + '…' : flat;
-}
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-export function renderSummaryMarkdown(summary: Summary): string {
-  const n = roundForMarkdown;
-  const localTime = (ms: number) => DateTime.fromMillis(ms, { zone: summary.timeZone }).toFormat('yyyy-MM-dd HH:mm');
-  const who = summary.name !== null && oneLine(summary.name) !== '' ? oneLine(summary.name) : summary.userID;
-  const lines = [
-    `# Health summary for ${who}`,
-    '',
-    `Last ${summary.days} days: ${summary.startDate} to ${summary.endDate}, local days in ${summary.timeZone}. Generated ${localTime(summary.generatedAt)}.`,
-  ];
-  const range = (s: SummaryStat) => `lowest day ${n(s.min)}, highest day ${n(s.max)}; ${plural(s.days, 'day', 'days')} with data; from ${s.source}`;
-  /** A cumulative series per day with its total; a discrete one over its daily means. */
-  const statLine = (label: string, s: SummaryStat, unit = s.unit) =>
-    s.total === undefined
-      ? `- ${label}: ${n(s.mean)} ${unit} on average over the daily values (${range(s)})`
-      : `- ${label}: ${n(s.mean)} ${unit} per day on average, ${n(s.total)} ${unit} in total (${range(s)})`;
-
-  if (summary.activity) {
-    const { steps, activeEnergy, exercise, stand } = summary.activity;
-    lines.push('', '## Activity');
-    if (steps) lines.push(statLine('Steps', steps, 'steps'));
-    if (activeEnergy) lines.push(statLine('Active energy', activeEnergy));
-    if (exercise) lines.push(statLine('Exercise', exercise));
-    if (stand) lines.push(statLine('Stand hours', stand));
-  }
-  if (summary.heart) {
-    const { restingHeartRate, hrvSDNN } = summary.heart;
-    lines.push('', '## Heart');
-    if (restingHeartRate) lines.push(statLine('Resting heart rate', restingHeartRate));
-    if (hrvSDNN) lines.push(statLine('Heart rate variability (SDNN)', hrvSDNN));
-  }
-  if (summary.sleep) {
-    const s = summary.sleep;
-    lines.push(
-      '',
-      '## Sleep',
-      `- Asleep: ${n(s.meanAsleepMinutes)} min per night on average (shortest ${n(s.minAsleepMinutes)} min, longest ${n(s.maxAsleepMinutes)} min; ` +
-        `${plural(s.nights, 'night', 'nights')}, the longest session of each wake-up day)`,
-    );
-  }
-  if (summary.workouts) {
-    const w = summary.workouts;
-    const distance = w.totalDistanceM === undefined ? '' : `, ${n(w.totalDistanceM)} m distance`;
-    lines.push('', '## Workouts', `- ${plural(w.count, 'workout', 'workouts')}, ${n(w.totalMinutes)} min in total${distance}`);
-    if (w.byActivityType.length > 0) {
-      lines.push(`- Most frequent: ${w.byActivityType.map((t) => `${oneLine(t.activityType)} (${t.count})`).join(', ')}`);
-    }
-  }
-  if (summary.body) {
-    const { weight, bodyFat } = summary.body;
-    lines.push('', '## Body');
-    if (weight) lines.push(`- Weight: ${n(weight.value)} ${weight.unit} (newest reading, ${localTime(weight.timestamp)})`);
-    if (bodyFat) lines.push(`- Body fat: ${n(bodyFat.value * 100)} % (newest reading, ${localTime(bodyFat.timestamp)})`);
-  }
-  const { lastSync, daysWithData } = summary.coverage;
-  lines.push(
-    '',
-    '## Coverage',
-    `- Last sync: ${lastSync === null ? 'never' : localTime(lastSync)}. ${daysWithData} of ${summary.days} days have data.`,
-    '- Daily figures are deduplicated across devices (watch and phone are never double-counted) and never summed from raw samples; days without data are left out of averages, not counted as zero.',
-  );
-  return lines.join('\n') + '\n';
 }

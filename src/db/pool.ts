@@ -9,6 +9,9 @@ import { describeError, log } from '../log.js';
 // ms and counts, all far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** What a query function runs on: a pool, or one checked-out connection (an export's). */
+export type Db = pg.Pool | pg.ClientBase;
+
 export interface PoolOptions {
   connectionString: string;
   max: number;

@@ -1,24 +1,35 @@
-// Moves rows from a database cursor to the client with flat memory: rows are
-// encoded into chunks of about 64 KB, and the next chunk is only built once
-// the sink has taken the last one, so a slow client slows the cursor down
-// instead of filling memory. Rows are taken from the stream synchronously
+// Moves encoded rows to the client in chunks of about 64 KB, the next chunk
+// built only once the sink has taken the last one: from an array (a dataset
+// read whole), or from a database cursor with flat memory, so a slow client
+// slows the cursor down instead of filling memory. Rows are taken from the stream synchronously
 // while it has them buffered (the stream meanwhile fetches the next batch);
 // only an empty buffer waits. When the sink closes (client gone, time limit,
 // shutdown) the cursor is destroyed at once, which closes it on the server.
 import type { Readable } from 'node:stream';
-import type { StreamSink } from '../http/stream-sink.js';
+import type { StreamSink } from './sink.js';
 
 const CHUNK_CHARS = 64 * 1024;
 
 export interface RowEncoder {
-  /** Text for one row (may be empty: a row can complete later output). */
+  /** Text for one row. */
   row(cells: unknown[]): string;
-  /** Text owed once the rows are done. */
-  end?(): string;
+}
+
+/** Writes every row, encoded, to `sink`; rejects once the sink is closed. */
+export async function writeChunked<R>(rows: readonly R[], encode: (row: R) => string, sink: StreamSink): Promise<void> {
+  let chunk = '';
+  for (const row of rows) {
+    chunk += encode(row);
+    if (chunk.length >= CHUNK_CHARS) {
+      await sink.write(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk !== '') await sink.write(chunk);
 }
 
 /** Writes every row of `rows` through `encoder` to `sink`; rejects on a database error or a closed sink. */
-export async function pumpRows(rows: Readable, encoder: RowEncoder, sink: StreamSink): Promise<void> {
+export async function pumpCursor(rows: Readable, encoder: RowEncoder, sink: StreamSink): Promise<void> {
   // A database error can arrive while no wait is listening (the stream
   // prefetches during a sink write), and so can a failed cursor close after
   // the pump is done; `moreRows` reads it from `rows.errored`, so an 'error'
@@ -40,7 +51,6 @@ export async function pumpRows(rows: Readable, encoder: RowEncoder, sink: Stream
       }
       if (!(await moreRows(rows))) break;
     }
-    chunk += encoder.end?.() ?? '';
     if (chunk !== '') await sink.write(chunk);
   } finally {
     sink.signal.removeEventListener('abort', stop);

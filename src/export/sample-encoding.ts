@@ -16,9 +16,8 @@
 //   names repeat, so their encoded cells are cached.
 import { csvLine, EXPORT_COLUMNS, jsonlLine, plainNumber, type Cell } from '../core/export-encoding.js';
 import { categoryLabel, typeInfo, unitOf } from '../core/registry.js';
+import type { ExportFormat } from './plan.js';
 import type { RowEncoder } from './pump.js';
-
-export type ExportFormat = 'csv' | 'jsonl';
 
 const PLAIN_DECIMAL = /^-?\d+(?:\.\d+)?$/;
 const SAFE_INTEGER_DIGITS = 15;

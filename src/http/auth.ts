@@ -1,8 +1,14 @@
-// Bearer-token check in constant time (both sides hashed to equal length
-// before timingSafeEqual), and the client address the throttle keys on.
+// Who may read: the bearer token checked in constant time (both sides hashed
+// to equal length before timingSafeEqual), the user a reader may select, and
+// the client address the failed-auth throttle keys on.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { errors } from '../errors.js';
+import type { Reader } from '../routes/route.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** The reader a bearer `Authorization` header names, or null when it names none. */
+export type ReadAuthenticator = (authorization: string) => Reader | null;
 
 export function makeTokenCheck(token: string): (authorization: string) => boolean {
   const expected = digest(token);
@@ -11,6 +17,29 @@ export function makeTokenCheck(token: string): (authorization: string) => boolea
     const presented = digest(match ? match[1] : '');
     return timingSafeEqual(presented, expected) && match !== null;
   };
+}
+
+/** SERVICE_API_TOKEN: reads the default user, and anyone with multi-user reads on. */
+export function staticReadToken(token: string): ReadAuthenticator {
+  const matches = makeTokenCheck(token);
+  const reader: Reader = Object.freeze({ boundUser: null });
+  return (authorization) => (matches(authorization) ? reader : null);
+}
+
+export interface UserRules {
+  defaultUserId: string;
+  multiUser: boolean;
+}
+
+/** The user a request reads (api.md Authentication 6): `requested` (lowercase uuid) or the default. */
+export function selectUser(reader: Reader, requested: string | undefined, rules: UserRules): string {
+  if (reader.boundUser !== null) {
+    if (requested !== undefined && requested !== reader.boundUser) throw errors.otherUserForbidden();
+    return reader.boundUser;
+  }
+  if (requested === undefined || requested === rules.defaultUserId) return rules.defaultUserId;
+  if (!rules.multiUser) throw errors.multiUserDisabled();
+  return requested;
 }
 
 /** The socket's address, or the last X-Forwarded-For entry (the one our proxy appended) when trusted. */

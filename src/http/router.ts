@@ -1,21 +1,21 @@
 // A small route table: exact paths and `{param}` segments, GET only.
-import type { RouteDef } from '../routes/route.js';
+import type { Route } from '../routes/route.js';
 
 export interface Match {
-  route: RouteDef;
+  route: Route;
   path: Record<string, string>;
 }
 
 interface Compiled {
-  route: RouteDef;
+  route: Route;
   segments: string[];
 }
 
 export class Router {
-  private readonly exact = new Map<string, RouteDef>();
+  private readonly exact = new Map<string, Route>();
   private readonly patterns: Compiled[] = [];
 
-  constructor(routes: readonly RouteDef[]) {
+  constructor(routes: readonly Route[]) {
     for (const route of routes) {
       if (route.path.includes('{')) this.patterns.push({ route, segments: route.path.split('/') });
       else this.exact.set(route.path, route);

@@ -1,22 +1,25 @@
-// The HTTP front: one uWS handler for every request. It snapshots what it needs
-// from `req` synchronously, registers onAborted before any await, then runs the
-// pipeline: route → method → throttle → token → user → parameters → handler,
-// and writes the reply corked. Errors become `{"error"}` with their status; an
-// unexpected one is a 500 that says nothing of its cause (the log says all).
+// The read API's HTTP front: one uWS handler for every request. It snapshots
+// what it needs from `req` synchronously, registers onAborted before any
+// await, then runs the pipeline in the order the spec's Authentication rules
+// need — route → method → throttle → token → user → parameters → handler — so
+// a client without a token learns nothing from a malformed query (401, or 429
+// while throttled, before any 400). It writes the reply corked. Errors become
+// `{"error"}` with their status; an unexpected one is a 500 that says nothing
+// of its cause (the log says all).
+//
 // The fixed cost per request is what /healthz, a 401 and a cached answer pay
 // against a hello-world, so work only some requests need is done only for
-// them: the client address for auth routes, the abort signal when a route asks
-// for it, header sets and the 401 body built once.
+// them: the client address for auth routes, header sets and the 401 body
+// built once.
 import { randomBytes } from 'node:crypto';
-import { Type, type TObject } from '@sinclair/typebox';
-import { Uuid } from '../schemas/common.js';
 import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
 import { describeError, log } from '../log.js';
-import type { RouteDef, RouteContext, StreamReply } from '../routes/route.js';
-import { compileParamParser, type ParamParser } from '../schemas/params.js';
+import { compileParamParser } from '../params/parse.js';
+import { parseQueryString } from '../params/query-string.js';
+import type { Reader, RequestContext, Route, StreamReply } from '../routes/route.js';
+import { UserParams } from '../schemas/common.js';
 import type { Services } from '../services.js';
-import { clientAddress, makeTokenCheck } from './auth.js';
-import { parseQueryString } from './query-string.js';
+import { clientAddress, selectUser, staticReadToken, type ReadAuthenticator } from './auth.js';
 import { headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js';
 import { Router } from './router.js';
 import { UwsStreamSink, type ResponseState } from './stream-sink.js';
@@ -25,7 +28,6 @@ import type { HttpRequest, HttpResponse, Uws, us_listen_socket } from './uws.js'
 
 interface Snapshot {
   method: string;
-  path: string;
   query: string;
   /** Read for auth routes only, as is forwardedFor. */
   authorization: string;
@@ -36,7 +38,7 @@ interface Snapshot {
 }
 
 /** Everything the pipeline reads from `req`, which uWS invalidates once the handler returns or awaits. */
-function snapshot(req: HttpRequest, path: string, auth: boolean, trustProxyHeaders: boolean): Snapshot {
+function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean): Snapshot {
   // Every X-Forwarded-For header line counts, so walk them all — but only when
   // the throttle will key on them: the walk was a quarter of /healthz's profile.
   let forwardedFor = '';
@@ -47,7 +49,6 @@ function snapshot(req: HttpRequest, path: string, auth: boolean, trustProxyHeade
   }
   return {
     method: req.getCaseSensitiveMethod(),
-    path,
     query: req.getQuery() ?? '',
     authorization: auth ? req.getHeader('authorization') : '',
     forwardedFor,
@@ -67,7 +68,7 @@ function throttleKey(res: HttpResponse, forwardedFor: string, trustProxyHeaders:
 }
 
 const JSON_TYPE = 'application/json';
-/** Header sets of every reply but X-Request-Id and the reply's own; no-store on /v1 and /healthz. */
+/** Header sets of every reply but X-Request-Id and the reply's own. */
 const PLAIN_HEADERS = headerLines({ 'X-Content-Type-Options': 'nosniff' });
 const NO_STORE_HEADERS = headerLines({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
 
@@ -77,7 +78,8 @@ const UNAUTHORIZED = errors.unauthorized();
 const UNAUTHORIZED_BODY = JSON.stringify({ error: UNAUTHORIZED.message });
 const errorBody = (error: ApiError): string => (error === UNAUTHORIZED ? UNAUTHORIZED_BODY : JSON.stringify({ error: error.message }));
 
-const UserParam = compileParamParser(Type.Object({ user: Type.Optional(Uuid()) }));
+const parseUserParam = compileParamParser(UserParams);
+const STATIC_READER: Reader = Object.freeze({ boundUser: null });
 
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
@@ -85,25 +87,19 @@ export interface HttpServer {
   stopListening(): void;
   /** Requests (JSON and streams) still running. */
   readonly inFlight: number;
-  /** Drops running streams (shutdown grace is over). */
-  abortStreams(): void;
-  readonly activeStreams: number;
   readonly throttle: FailedAuthThrottle;
 }
 
-export function createHttpServer(uws: Uws, services: Services, routes: readonly RouteDef[]): HttpServer {
+export interface HttpServerOptions {
+  /** Who a bearer token names; the static SERVICE_API_TOKEN when not given. */
+  authenticate?: ReadAuthenticator;
+}
+
+export function createHttpServer(uws: Uws, services: Services, routes: readonly Route[], options: HttpServerOptions = {}): HttpServer {
   const { config } = services;
   const router = new Router(routes);
-  const parsers = new Map<RouteDef, { query: ParamParser<TObject>; path?: ParamParser<TObject> }>();
-  for (const route of routes) {
-    parsers.set(route, {
-      query: compileParamParser(route.params),
-      path: route.pathParams ? compileParamParser(route.pathParams) : undefined,
-    });
-  }
-  const tokenMatches = makeTokenCheck(config.apiToken!);
+  const authenticate = options.authenticate ?? staticReadToken(config.apiToken);
   const throttle = new FailedAuthThrottle();
-  const streams = new Set<UwsStreamSink>();
   const idPrefix = randomBytes(3).toString('hex');
   let requestCounter = 0;
   let inFlight = 0;
@@ -126,10 +122,14 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     return errors.internal();
   }
 
-  async function runStream(res: HttpResponse, state: ResponseState, reply: StreamReply, fixed: HeaderLines, requestId: string, route: string, onAbort: { sink?: UwsStreamSink }): Promise<void> {
-    const sink = new UwsStreamSink(res, state, config.limits.exportIdleLimitMs);
-    onAbort.sink = sink;
-    streams.add(sink);
+  /** Tells a streamed body that its client went away (set once the stream starts). */
+  interface ClientGone {
+    sink?: UwsStreamSink;
+  }
+
+  async function runStream(res: HttpResponse, state: ResponseState, reply: StreamReply, fixed: HeaderLines, requestId: string, route: string, gone: ClientGone): Promise<void> {
+    const sink = new UwsStreamSink(res, state);
+    gone.sink = sink;
     try {
       if (state.aborted) return;
       res.cork(() => {
@@ -141,7 +141,6 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
       if (!sink.closed) log.error('stream failed after it started', { requestId, route, ...describeError(error) });
       sink.abort();
     } finally {
-      streams.delete(sink);
       try {
         await reply.cleanup?.();
       } catch (error) {
@@ -151,60 +150,45 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   }
 
   async function handle(res: HttpResponse, req: HttpRequest): Promise<void> {
-    const path = req.getUrl();
-    const match = router.match(path);
-    const auth = match?.route.auth === true;
-    const request = snapshot(req, path, auth, config.trustProxyHeaders);
+    const match = router.match(req.getUrl());
+    const route = match?.route;
+    const request = snapshot(req, route?.auth === true, config.trustProxyHeaders);
     const state: ResponseState = { aborted: false, done: false };
-    // Made when a route first reads ctx.signal (most never do); aborted at once if the client is gone by then.
-    let controller: AbortController | undefined;
-    const onAbort: { sink?: UwsStreamSink } = {};
+    const gone: ClientGone = {};
     res.onAborted(() => {
       state.aborted = true;
-      controller?.abort();
-      onAbort.sink?.clientAborted();
+      gone.sink?.clientAborted();
     });
     const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
-    const fixed = path === '/healthz' || path === '/v1' || path.startsWith('/v1/') ? NO_STORE_HEADERS : PLAIN_HEADERS;
-    if (!match) return errorReply(res, state, errors.notFound(), fixed, requestId);
+    // A path no route serves gets no-store too: nothing about it is worth caching.
+    const fixed = route?.noStore === false ? PLAIN_HEADERS : NO_STORE_HEADERS;
+    if (!match || !route) return errorReply(res, state, errors.notFound(), fixed, requestId);
     if (request.method !== 'GET') return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId);
 
     inFlight++;
     try {
-      let userId = config.defaultUserId!;
-      const query = parseQueryString(request.query);
-      if (auth) {
+      let reader = STATIC_READER;
+      if (route.auth) {
         const address = throttleKey(res, request.forwardedFor, config.trustProxyHeaders);
         const wait = throttle.retryAfterSeconds(address, Date.now());
         if (wait > 0) throw errors.tooManyFailedAuth(wait);
-        if (!tokenMatches(request.authorization)) {
+        const authenticated = authenticate(request.authorization);
+        if (authenticated === null) {
           throttle.recordFailure(address, Date.now());
           throw errors.unauthorized();
         }
-        const selected = UserParam(query).user as string | undefined;
-        if (selected !== undefined && selected !== userId) {
-          if (!config.multiUser) throw errors.multiUserDisabled();
-          userId = selected;
-        }
+        reader = authenticated;
       }
-      const parser = parsers.get(match.route)!;
-      const pathParams = parser.path ? (parser.path(new Map(Object.entries(match.path).map(([k, v]) => [k, [v]]))) as Record<string, string>) : match.path;
-      const ctx: RouteContext<unknown> = {
-        query: parser.query(query),
-        path: pathParams,
+      const query = parseQueryString(request.query);
+      const userId = route.auth ? selectUser(reader, parseUserParam(query).user, config) : config.defaultUserId;
+      const ctx: RequestContext = {
         userId,
+        reader,
         request: { host: request.host, forwardedHost: request.forwardedHost, forwardedProto: request.forwardedProto },
         services,
         requestId,
-        get signal() {
-          if (!controller) {
-            controller = new AbortController();
-            if (state.aborted) controller.abort();
-          }
-          return controller.signal;
-        },
       };
-      const reply = await match.route.handler(ctx as RouteContext<never>);
+      const reply = await route.run(ctx, query, match.path);
       if (state.aborted) {
         if (reply.kind === 'stream') await reply.cleanup?.();
         return;
@@ -217,11 +201,11 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
           sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: reply.contentType }, reply.body, shuttingDown);
           return;
         case 'stream':
-          await runStream(res, state, reply, fixed, requestId, match.route.path, onAbort);
+          await runStream(res, state, reply, fixed, requestId, route.path, gone);
           return;
       }
     } catch (error) {
-      errorReply(res, state, toApiError(error, requestId, match.route.path), fixed, requestId);
+      errorReply(res, state, toApiError(error, requestId, route.path), fixed, requestId);
     } finally {
       inFlight--;
     }
@@ -249,13 +233,6 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     get inFlight() {
       return inFlight;
     },
-    abortStreams() {
-      for (const sink of streams) sink.abort();
-    },
-    get activeStreams() {
-      return streams.size;
-    },
     throttle,
   };
 }
-

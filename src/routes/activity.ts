@@ -3,10 +3,10 @@
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
 import { activityDays } from '../db/queries/activity.js';
+import { checkRange } from '../params/checks.js';
 import { End, Start } from '../schemas/common.js';
 import { ActivitySummaryResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { checkRange } from './rules.js';
 
 export const activitySummaryRoute = defineRoute({
   operationId: 'getActivitySummary',

@@ -2,6 +2,7 @@
 // exact counts and bounds. Served from the per-user catalog cache
 // (src/catalog/service.ts).
 import { Type } from '@sinclair/typebox';
+import { spokenDuration } from '../limits.js';
 import { CatalogResponse } from '../schemas/resources.js';
 import { defineRoute } from './route.js';
 
@@ -10,8 +11,8 @@ export const catalogRoute = defineRoute({
   path: '/v1/catalog/types',
   auth: true,
   summary: 'Catalog of stored types',
-  description:
-    'Every type with at least one row (raw or aggregate) for the user. Cached per user: fresh for 5 minutes; afterwards the cached answer is still served for up to one hour while one background refresh replaces it; only a user\'s first request waits for the count.',
+  description: (limits) =>
+    `Every type with at least one row (raw or aggregate) for the user. Cached per user: fresh for ${spokenDuration(limits.catalogFreshMs)}; afterwards the cached answer is still served for up to ${spokenDuration(limits.catalogStaleMs)} while one background refresh replaces it; only a user's first request waits for the count.`,
   params: Type.Object({}),
   responses: [{ status: 200, description: 'The catalog.', schema: CatalogResponse }],
   async handler({ services, userId }) {

@@ -1,6 +1,7 @@
 // GET /healthz — is the service up and does the database answer? The database
-// status is cached for two seconds (HealthProbe).
+// status is cached for HEALTH_CACHE_MS (src/db/probe.ts).
 import { Type } from '@sinclair/typebox';
+import { spokenDuration } from '../limits.js';
 import { Health } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
 
@@ -8,8 +9,10 @@ export const healthRoute = defineRoute({
   operationId: 'getHealth',
   path: '/healthz',
   auth: false,
+  noStore: true,
   summary: 'Health',
-  description: '200 when the service and the database are up; 503 with the same shape when the database did not answer. The database status is cached for two seconds.',
+  description: (limits) =>
+    `200 when the service and the database are up; 503 with the same shape when the database did not answer. The database status is cached for ${spokenDuration(limits.healthCacheMs)}.`,
   params: Type.Object({}),
   responses: [
     { status: 200, description: 'Service and database up.', schema: Health },

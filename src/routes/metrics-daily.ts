@@ -3,15 +3,13 @@
 // across the requested types.
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
-import { typeInfo, unitOf } from '../core/registry.js';
-import { dailyValues, type DailyRequestType, type DailyValueRow } from '../db/queries/metrics.js';
+import { dailyMetricTypes, unitOf } from '../core/registry.js';
+import { dailyValues, type DailyValueRow } from '../db/queries/metrics.js';
+import { PAGE } from '../limits.js';
+import { checkRange, requireKnownTypes } from '../params/checks.js';
 import { End, Limit, Offset, Start, TypeList } from '../schemas/common.js';
 import { DailyMetricsResponse, type DailyMetricT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { checkRange, requireKnownTypes } from './rules.js';
-
-const DEFAULT_LIMIT = 10_000;
-const MAX_LIMIT = 50_000;
 
 /** Nests consecutive day rows of one type under one DailyMetric (a type's rows are contiguous). */
 function nestByType(rows: readonly DailyValueRow[]): DailyMetricT[] {
@@ -38,7 +36,7 @@ export const dailyMetricsRoute = defineRoute({
     'is covered, so a range grazing one minute of a day returns that whole day; the range has no cap. ' +
     'The value is the day\'s total for a cumulative type and the day\'s mean for a discrete type. ' +
     'Only days with a value appear, ascending; a type appears only if it has an aggregate in the range, and types keep the request order. ' +
-    'Paging counts day rows across all types in that nesting order: limit (default 10000, at most 50000; larger values are clamped) ' +
+    `Paging counts day rows across all types in that nesting order: limit (default ${PAGE.dailyRows.default}, at most ${PAGE.dailyRows.max}; larger values are clamped) ` +
     'and offset; nextOffset = offset + the rows on this page, and a page with fewer rows than limit is the last. ' +
     'A page boundary can fall inside a type\'s days, so the same identifier may open the next page; append its days. ' +
     'An unknown identifier is a 400; identifiers that are not quantity types have no daily aggregates and are left out.',
@@ -46,20 +44,16 @@ export const dailyMetricsRoute = defineRoute({
     types: TypeList('Type identifiers; the response keeps this order.'),
     start: Start(),
     end: End(),
-    limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT, 'Day rows')),
-    offset: Type.Optional(Offset()),
+    limit: Limit(PAGE.dailyRows, 'Day rows'),
+    offset: Offset(),
   }),
   responses: [{ status: 200, description: 'Daily values per type, one page of day rows.', schema: DailyMetricsResponse }],
   async handler({ query, services, userId }) {
-    const { limit = DEFAULT_LIMIT, offset = 0 } = query;
+    const { limit, offset } = query;
     requireKnownTypes(query.types);
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
-    const types: DailyRequestType[] = [];
-    for (const identifier of query.types) {
-      const info = typeInfo(identifier);
-      if (info?.kind === 'quantity') types.push({ identifier, cumulative: info.aggregation === 'cumulative' });
-    }
+    const types = dailyMetricTypes(query.types);
     const rows =
       types.length === 0
         ? []

@@ -3,10 +3,10 @@
 import { Type } from '@sinclair/typebox';
 import { unitOf } from '../core/registry.js';
 import { latestSamples } from '../db/queries/metrics.js';
+import { requireQuantityTypes } from '../params/checks.js';
 import { TypeList } from '../schemas/common.js';
 import { LatestMetricsResponse, type LatestMetricT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { requireQuantityTypes } from './rules.js';
 
 export const latestMetricsRoute = defineRoute({
   operationId: 'getLatestMetrics',

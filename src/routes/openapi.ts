@@ -1,12 +1,13 @@
-// GET /openapi.json — the OpenAPI 3.1 document. servers[0].url is the base URL
-// the request arrived on; forwarded host/proto count only behind a trusted proxy.
+// GET /openapi.json — the OpenAPI 3.1 document of the route table.
+// servers[0].url is the base URL the request arrived on; forwarded host/proto
+// count only behind a trusted proxy.
 import { Type } from '@sinclair/typebox';
-import { buildOpenApi } from '../schemas/openapi.js';
+import { buildOpenApi } from '../docs/openapi.js';
 import type { ResolvedConfig } from '../services.js';
-import { allRoutes } from './all.js';
-import { defineRoute, type RequestInfo } from './route.js';
+import { defineRoute, type RequestInfo, type Route } from './route.js';
 
 const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+const CONTENT_TYPE = 'application/openapi+json';
 
 export function baseUrl(request: RequestInfo, config: ResolvedConfig): string {
   if (config.trustProxyHeaders && HOST.test(request.forwardedHost.split(',')[0].trim())) {
@@ -17,22 +18,23 @@ export function baseUrl(request: RequestInfo, config: ResolvedConfig): string {
   return `http://${config.host}:${config.port}`;
 }
 
-let cached: { url: string; body: string } | null = null;
-
-export function openApiDocument(url: string): string {
-  if (cached?.url !== url) cached = { url, body: JSON.stringify(buildOpenApi(allRoutes(), { url })) };
-  return cached.body;
+/** The OpenAPI route over `table` (a getter: the table holds this route too). */
+export function openApiRoute(table: () => readonly Route[]): Route {
+  // The last base URL's document, serialized: clients mostly arrive on one.
+  let cached: { url: string; body: string } | null = null;
+  return defineRoute({
+    operationId: 'getOpenAPI',
+    path: '/openapi.json',
+    auth: false,
+    summary: 'OpenAPI document',
+    description:
+      'This API as an OpenAPI 3.1 document. servers[0].url is the base URL the request arrived on; behind a proxy the host comes from X-Forwarded-Host only when TRUST_PROXY_HEADERS=true.',
+    params: Type.Object({}),
+    responses: [{ status: 200, description: 'The OpenAPI 3.1 document.', contentType: CONTENT_TYPE, schema: Type.Object({}, { additionalProperties: true }) }],
+    async handler({ request, services }) {
+      const url = baseUrl(request, services.config);
+      if (cached?.url !== url) cached = { url, body: JSON.stringify(buildOpenApi(table(), services.config.limits, { url })) };
+      return { kind: 'text', contentType: CONTENT_TYPE, body: cached.body };
+    },
+  });
 }
-
-export const openApiRoute = defineRoute({
-  operationId: 'getOpenAPI',
-  path: '/openapi.json',
-  auth: false,
-  summary: 'OpenAPI document',
-  description: 'This API as an OpenAPI 3.1 document. servers[0].url is the base URL the request arrived on; behind a proxy the host comes from X-Forwarded-Host only when TRUST_PROXY_HEADERS=true.',
-  params: Type.Object({}),
-  responses: [{ status: 200, description: 'The OpenAPI 3.1 document.', contentType: 'application/openapi+json', schema: Type.Object({}, { additionalProperties: true }) }],
-  async handler({ request, services }) {
-    return { kind: 'text', contentType: 'application/openapi+json', body: openApiDocument(baseUrl(request, services.config)) };
-  },
-});

@@ -1,9 +1,16 @@
-// What a route is: its documentation (operationId, parameters, responses), a
-// parameter schema, and a handler that returns a Reply. Routes never touch the
-// HTTP response: the front writes replies, including streamed ones.
+// What a route is: its documentation (operationId, parameters, responses,
+// description), the facts the front and the document act on (auth, no-store,
+// which time limit bounds it), parameter schemas, and a handler that returns a
+// Reply. defineRoute compiles the parameter parsers once and keeps each
+// handler's parameter types (Static<> of its schemas) inside; the table holds
+// Routes, whose `run` parses then handles. Routes never touch the HTTP
+// response: the front writes replies, including streamed ones.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { StreamSink } from '../export/sink.js';
+import type { Tunables } from '../limits.js';
+import { compileParamParser } from '../params/parse.js';
+import type { RawQuery } from '../params/query-string.js';
 import type { Services } from '../services.js';
-import type { StreamSink } from '../http/stream-sink.js';
 
 export interface RequestInfo {
   host: string;
@@ -11,16 +18,24 @@ export interface RequestInfo {
   forwardedProto: string;
 }
 
-export interface RouteContext<Q> {
-  query: Q;
-  path: Record<string, string>;
-  /** The selected user (lowercase uuid); set on /v1 routes. */
+/** Who is reading: the user a per-user read token is bound to, or null for the static token. */
+export interface Reader {
+  boundUser: string | null;
+}
+
+/** What every handler gets besides its parameters. */
+export interface RequestContext {
+  /** The selected user (lowercase uuid); the default user on routes without auth. */
   userId: string;
+  reader: Reader;
   request: RequestInfo;
   services: Services;
   requestId: string;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
+}
+
+export interface RouteContext<Q, P> extends RequestContext {
+  query: Q;
+  path: P;
 }
 
 export interface JsonReply {
@@ -53,26 +68,64 @@ export type Reply = JsonReply | TextReply | StreamReply;
 export interface ResponseDoc {
   status: number;
   description: string;
+  /** Defaults to application/json. */
   contentType?: string;
   schema?: TSchema;
   headers?: Record<string, string>;
 }
 
-export interface RouteDef<P extends TObject = TObject> {
+/** A description that names limits reads the configured ones. */
+export type Description = string | ((limits: Tunables) => string);
+
+interface RouteFacts {
   operationId: string;
   path: string;
+  /** Needs the bearer token (every /v1 route). */
   auth: boolean;
   summary: string;
-  description: string;
-  params: P;
-  pathParams?: TObject;
-  /** Successful and route-specific responses; the common errors are added by the front. */
+  description: Description;
+  /** Successful and route-specific responses; the common errors are added by the document builder. */
   responses: ResponseDoc[];
-  handler(ctx: RouteContext<Static<P>>): Promise<Reply>;
 }
 
-export function defineRoute<P extends TObject>(route: RouteDef<P>): RouteDef<P> {
-  return route;
+export interface RouteSpec<Q extends TObject, P extends TObject> extends RouteFacts {
+  /** Cache-Control: no-store on every reply; default: the route needs auth. */
+  noStore?: boolean;
+  /** The export streams past the query time limit, bounded by its own limits instead. */
+  streams?: boolean;
+  params: Q;
+  pathParams?: P;
+  handler(ctx: RouteContext<Static<Q>, Static<P>>): Promise<Reply>;
+}
+
+/** A route as the table holds it. */
+export interface Route extends RouteFacts {
+  noStore: boolean;
+  streams: boolean;
+  params: TObject;
+  pathParams?: TObject;
+  /** Parses the parameters (a 400 names the first problem), then runs the handler. */
+  run(ctx: RequestContext, query: RawQuery, path: Readonly<Record<string, string>>): Promise<Reply>;
+}
+
+const NO_PATH = Object.freeze({});
+
+export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(spec: RouteSpec<Q, P>): Route {
+  const { handler, noStore, streams, ...facts } = spec;
+  const parseQuery = compileParamParser(spec.params);
+  const parsePath = spec.pathParams ? compileParamParser(spec.pathParams) : null;
+  return {
+    ...facts,
+    noStore: noStore ?? spec.auth,
+    streams: streams ?? false,
+    run(ctx, query, path) {
+      const pathParams = parsePath ? parsePath(new Map(Object.entries(path).map(([name, value]) => [name, [value]]))) : (NO_PATH as Static<P>);
+      return handler({ ...ctx, query: parseQuery(query), path: pathParams });
+    },
+  };
 }
 
 export const json = (body: unknown, status = 200, headers?: Record<string, string>): JsonReply => ({ kind: 'json', status, body, headers });
+
+/** The description with the configured limits in it. */
+export const describe = (description: Description, limits: Tunables): string => (typeof description === 'string' ? description : description(limits));

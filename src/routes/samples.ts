@@ -3,14 +3,11 @@
 import { Type } from '@sinclair/typebox';
 import { categoryLabel, kindOfIdentifier, unitOf } from '../core/registry.js';
 import { samplesPage } from '../db/queries/samples.js';
+import { PAGE, RANGE_CAP_DAYS } from '../limits.js';
+import { checkRange, requireSampleType } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { SamplesPage, type SampleT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { checkRange, requireSampleType } from './rules.js';
-
-const RANGE_CAP_DAYS = 31;
-const DEFAULT_LIMIT = 1000;
-const MAX_LIMIT = 5000;
 
 export const samplesRoute = defineRoute({
   operationId: 'getSamples',
@@ -19,25 +16,25 @@ export const samplesRoute = defineRoute({
   summary: 'Raw samples of one type',
   description:
     'Raw records of one type as synced, not deduplicated: watch and phone samples both appear. Samples whose start lies in ' +
-    '[start, end) (at most 31 days, end - start ≤ 31 × 24 h), ordered by start, then uuid. ' +
+    `[start, end) (at most ${RANGE_CAP_DAYS.samples} days, end - start ≤ ${RANGE_CAP_DAYS.samples} × 24 h), ordered by start, then uuid. ` +
     'type is one identifier of a kind stored as samples: quantity, category, heartbeat series, ECG or medication dose; ' +
     'workouts, activity summaries and state of mind have their own routes and are a 400 here, as is an unknown identifier. ' +
     'value is the quantity in the canonical unit, or the integer enum value for a category type (whose label names it); ' +
     'unit is null for category types and kinds without a unit. source is the recording app or device and is free text. ' +
-    'limit default 1000, at most 5000 (larger values are clamped); nextOffset = offset + the samples on this page, ' +
+    `limit default ${PAGE.samples.default}, at most ${PAGE.samples.max} (larger values are clamped); nextOffset = offset + the samples on this page, ` +
     'and a page with fewer samples than limit is the last.',
   params: Type.Object({
     type: Type.String({ minLength: 1, description: 'Exactly one sample type identifier.' }),
     start: Start(),
     end: End(),
-    limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT, 'Samples')),
-    offset: Type.Optional(Offset()),
+    limit: Limit(PAGE.samples, 'Samples'),
+    offset: Offset(),
   }),
   responses: [{ status: 200, description: 'One page of samples.', schema: SamplesPage }],
   async handler({ query, services, userId }) {
-    const { limit = DEFAULT_LIMIT, offset = 0 } = query;
+    const { limit, offset } = query;
     requireSampleType(query.type);
-    checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS });
+    checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
     const rows = await samplesPage(services.pool, userId, query.type, query.start, query.end, limit, offset);
     const samples: SampleT[] = rows.map((row) => ({
       uuid: row.uuid,

@@ -2,28 +2,22 @@
 // wake-up day, deduplicated across devices (src/core/sleep-nights.ts).
 //
 // A night belongs to the answer when its session ends on a local day the range
-// touches. Its samples may begin well before that day, and a sample after the
-// last day may still extend a session past it, so the samples read reach:
-// - forward to 3 h (the session gap) past the last day: a later sample that
-//   joins a session moves its end, and its date, out of the range;
-// - back as far as sleepReadStart (src/db/queries/sleep.ts) says — read with the
-//   window in one query unless a session reaches further back — so the
-//   first night ending in the range has all its samples.
+// touches (sleepWindow). Its samples may begin well before that day, and a
+// sample after the last day may still extend a session past it, so the
+// samples read reach forward to a session gap past the last day and back as
+// far as src/reads/sleep.ts decides.
 //
 // Assembly stays inline, even for 366 days: bench/series-inline-vs-pool.ts
 // measured 2.1–3.4 ms inline for 366 nights (11,346 samples), while a worker
 // round trip took 8–16 ms, and cloning the samples to post them alone blocked
 // the event loop 1.8–4.5 ms — more than doing the work.
 import { Type } from '@sinclair/typebox';
-import { dayAfter, dayStartMs, localDayOf } from '../core/local-days.js';
-import { assembleSleepNights, SLEEP_SESSION_GAP_MS } from '../core/sleep-nights.js';
-import { sleepSamplesReaching } from '../db/queries/sleep.js';
+import { MAX_LOCAL_DAYS, RANGE_CAP_DAYS, SLEEP_SESSION_GAP_MS, spokenDuration } from '../limits.js';
+import { checkRange } from '../params/checks.js';
+import { readSleepNights } from '../reads/sleep.js';
 import { End, Start } from '../schemas/common.js';
 import { SleepNightsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { checkRange } from './rules.js';
-
-const RANGE_CAP_DAYS = 366;
 
 export const sleepRoute = defineRoute({
   operationId: 'getSleepNights',
@@ -31,22 +25,17 @@ export const sleepRoute = defineRoute({
   auth: true,
   summary: 'Sleep nights',
   description:
-    'One night per sleep session, ascending. Sessions are built from the sleep-analysis samples of all sources together and split where the gap between samples exceeds three hours. ' +
+    `One night per sleep session, ascending. Sessions are built from the sleep-analysis samples of all sources together and split where the gap between samples exceeds ${spokenDuration(SLEEP_SESSION_GAP_MS)}. ` +
     'A night is dated by the local day (SERVICE_TIME_ZONE) on which its session ended, and every local day that [start, end) touches is answered, so a range grazing one minute of a day returns that day\'s night; ' +
     'a session that began before the range but ended in it comes back whole. start and end are the first and last sample instants of the session, any source. ' +
     'Deduplicated across devices, never summed: inBedMinutes is the highest single-source in-bed total; asleepMinutes (core + deep + rem + unspecified) and stages come from the one source with the most sleep ' +
     '(ties: more staged core/deep/rem time, then the lower source id); awake is reported in stages but is not asleep. sources counts the distinct sources with a sample in the session. ' +
-    `The range may span at most ${RANGE_CAP_DAYS} days (and touch at most ${RANGE_CAP_DAYS} local days).`,
+    `The range may span at most ${RANGE_CAP_DAYS.perDay} days (and touch at most ${MAX_LOCAL_DAYS} local days).`,
   params: Type.Object({ start: Start(), end: End() }),
   responses: [{ status: 200, description: 'The nights, ascending.', schema: SleepNightsResponse }],
   async handler({ services, userId, query }) {
     const { timeZone } = services.config;
-    checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS, dayGrained: true, timeZone });
-    const windowStart = dayStartMs(localDayOf(query.start, timeZone), timeZone);
-    const windowEnd = dayStartMs(dayAfter(localDayOf(query.end - 1, timeZone)), timeZone);
-    const readUntil = windowEnd + SLEEP_SESSION_GAP_MS;
-
-    const nights = assembleSleepNights(await sleepSamplesReaching(services.pool, userId, windowStart, readUntil), timeZone);
-    return json({ nights: nights.filter((night) => night.end >= windowStart && night.end < windowEnd) });
+    checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.perDay, dayGrainedIn: timeZone });
+    return json({ nights: await readSleepNights(services.pool, userId, query.start, query.end, timeZone) });
   },
 });

@@ -1,13 +1,15 @@
 // GET /v1/summary — the last N local days as a short markdown page or the
-// Summary object. The route reads the daily surfaces (a handful of small
-// indexed queries); a worker thread builds the numbers and the page
-// (src/core/summary.ts), the sleep samples moved to it as typed arrays.
+// Summary object. The route's planner (summary-plan.ts) reads the daily
+// surfaces (a handful of small indexed queries); a worker thread builds the
+// numbers and the page (src/core/summary*.ts), the sleep samples moved to it
+// as typed arrays.
 import { Type } from '@sinclair/typebox';
 import { SUMMARY_RANGES, type Summary, type SummaryRange } from '../core/summary.js';
-import { readSummaryInput } from '../db/queries/summary.js';
+import { countInWords, SUMMARY } from '../limits.js';
 import { Enum } from '../schemas/common.js';
 import { Summary as SummarySchema } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { readSummaryInput } from './summary-plan.js';
 
 export const summaryRoute = defineRoute({
   operationId: 'getSummary',
@@ -15,13 +17,13 @@ export const summaryRoute = defineRoute({
   auth: true,
   summary: 'Summary of the last days',
   description:
-    'The last N calendar days (range: 7d, 14d, 30d or 90d) ending today in SERVICE_TIME_ZONE, as a markdown page of under 60 lines (format=markdown, text/markdown) or the Summary object (format=json). ' +
+    `The last N calendar days (range: ${Object.keys(SUMMARY_RANGES).join(', ')}) ending today in SERVICE_TIME_ZONE, as a markdown page of under ${SUMMARY.markdownLinesUnder} lines (format=markdown, text/markdown) or the Summary object (format=json). ` +
     'Every figure comes from the daily surfaces, already deduplicated across devices, never from raw samples. ' +
     'activity: steps (StepCount daily aggregates), active energy (ActiveEnergyBurned daily aggregates, else the move ring), exercise minutes (the exercise ring, else AppleExerciseTime daily aggregates), stand hours (the stand ring). ' +
     'heart: resting heart rate and HRV (SDNN), each day\'s mean from the daily aggregates. ' +
     'Each is a SummaryStat over the days that had a value (days without one are left out, not counted as zero): days, mean, min, max, total for the cumulative ones (steps, energy, exercise minutes), and source, the table the values came from (daily_aggregates or activity_summaries). ' +
     'sleep: time asleep of the longest session (most asleep minutes) of each wake-up day, nights as in /v1/sleep/daily. ' +
-    'workouts: those starting in the range — count, total minutes (sum of durations), total distance in m (absent when no workout recorded one), and byActivityType, the three most frequent activity types, most frequent first, ties alphabetical. ' +
+    `workouts: those starting in the range — count, total minutes (sum of durations), total distance in m (absent when no workout recorded one), and byActivityType, the ${countInWords(SUMMARY.topActivityTypes)} most frequent activity types, most frequent first, ties alphabetical. ` +
     'body: the newest raw sample of body mass and of body fat percentage (a fraction), whenever taken. ' +
     'coverage: lastSync (newest upload batch, null when none) and daysWithData (days of the range on which at least one reported figure has a value; body readings are not per day). ' +
     'A section, and a member of a section, is present only when its data exists; coverage always is. ' +

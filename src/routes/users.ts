@@ -9,14 +9,15 @@ export const usersRoute = defineRoute({
   path: '/v1/users',
   auth: true,
   summary: 'Users',
-  description: 'Every user when SERVICE_MULTI_USER=true; only the default user otherwise (an empty list when the default user has no data yet).',
+  description:
+    'Every user when SERVICE_MULTI_USER=true; only the default user otherwise (an empty list when the default user has no data yet). ' +
+    'A per-user read token lists only its own user, and default names it.',
   params: Type.Object({}),
   responses: [{ status: 200, description: 'The users.', schema: UsersResponse }],
-  async handler({ services }) {
+  async handler({ services, reader }) {
     const { config, pool } = services;
-    const users = config.multiUser
-      ? await listAllUsers(pool)
-      : await findUser(pool, config.defaultUserId).then((user) => (user ? [user] : []));
-    return json({ users, default: config.defaultUserId, multiUser: config.multiUser, timeZone: config.timeZone });
+    const only = reader.boundUser ?? (config.multiUser ? null : config.defaultUserId);
+    const users = only === null ? await listAllUsers(pool) : await findUser(pool, only).then((user) => (user ? [user] : []));
+    return json({ users, default: only ?? config.defaultUserId, multiUser: reader.boundUser === null && config.multiUser, timeZone: config.timeZone });
   },
 });

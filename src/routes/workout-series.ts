@@ -8,15 +8,11 @@ import { downsampleStream, type Stream } from '../core/downsample.js';
 import { unitOf } from '../core/registry.js';
 import { findWorkoutBounds, workoutStreams, type StreamRow } from '../db/queries/workouts.js';
 import { errors } from '../errors.js';
-import { TypeList, Uuid } from '../schemas/common.js';
+import { POINTS } from '../limits.js';
+import { requireKnownTypes } from '../params/checks.js';
+import { MaxPoints, TypeList, Uuid } from '../schemas/common.js';
 import { WorkoutSeriesResponse, type SeriesStreamT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { requireKnownTypes } from './rules.js';
-
-const DEFAULT_MAX_POINTS = 500;
-const MAX_MAX_POINTS = 5000;
-// Keeping a stream's first and last point needs room for two.
-const MIN_MAX_POINTS = 2;
 
 // bench/series-inline-vs-pool.ts (2 cores shared with other work): inline
 // downsampling costs about 2 ns a point (20,000 points: ~40 µs; 4 × 10,800:
@@ -33,19 +29,13 @@ export const workoutSeriesRoute = defineRoute({
   summary: 'Workout streams, downsampled',
   description:
     'Every recorded stream of the workout (heart rate, power, speed, cadence…), or only those named in types (identifiers not recorded for this workout are simply absent; an unknown identifier is a 400). ' +
-    `Each stream is downsampled to at most maxPoints points (default ${DEFAULT_MAX_POINTS}, larger values clamped to ${MAX_MAX_POINTS}, at least ${MIN_MAX_POINTS}) by bucket averaging: ` +
+    `Each stream is downsampled to at most maxPoints points (default ${POINTS.default}, larger values clamped to ${POINTS.max}, at least ${POINTS.min}) by bucket averaging: ` +
     'the first and last points are kept as they are and the points between are split into maxPoints − 2 contiguous runs of near-equal size, each becoming its mean time (rounded to the millisecond) and mean value. ' +
     'A stream with at most maxPoints points comes back unchanged. totalPoints is the count before downsampling; unit is the type\'s canonical unit. ' +
     'Streams are ordered by identifier, or in the order of types when given. 404 when the workout does not exist for this user.',
   params: Type.Object({
     types: Type.Optional(TypeList('Only these stream identifiers; omitted means every recorded stream.')),
-    maxPoints: Type.Optional(Type.Integer({
-      minimum: MIN_MAX_POINTS,
-      maximum: MAX_MAX_POINTS,
-      default: DEFAULT_MAX_POINTS,
-      'x-clamp': true,
-      description: `Points per stream: default ${DEFAULT_MAX_POINTS}, at most ${MAX_MAX_POINTS} (larger values are clamped), at least ${MIN_MAX_POINTS} (the first and last points are always kept).`,
-    })),
+    maxPoints: MaxPoints('Points per stream'),
   }),
   pathParams: Type.Object({ uuid: Uuid('The workout.') }),
   responses: [
@@ -53,7 +43,7 @@ export const workoutSeriesRoute = defineRoute({
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
   async handler({ services, userId, path, query }) {
-    const { types, maxPoints = DEFAULT_MAX_POINTS } = query;
+    const { types, maxPoints } = query;
     if (types) requireKnownTypes(types);
     const workout = await findWorkoutBounds(services.pool, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();

@@ -1,13 +1,11 @@
 // GET /v1/workouts — the user's workouts, newest first, one page at a time.
 import { Type } from '@sinclair/typebox';
 import { listWorkouts } from '../db/queries/workouts.js';
+import { PAGE } from '../limits.js';
+import { checkRange } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { WorkoutsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { checkRange } from './rules.js';
-
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
 
 export const workoutsRoute = defineRoute({
   operationId: 'listWorkouts',
@@ -17,18 +15,18 @@ export const workoutsRoute = defineRoute({
   description:
     'The user\'s workouts, newest first (by start time descending, then uuid). start and end are optional and filter on each workout\'s start time: at or after start, before end; ' +
     'with both, end must be after start. No range cap. activityType keeps only workouts of exactly that activity type (such as running). ' +
-    `Paging: limit (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}; larger values are clamped) and offset; nextOffset is offset plus the workouts on this page, and a page shorter than limit is the last. ` +
+    `Paging: limit (default ${PAGE.workouts.default}, at most ${PAGE.workouts.max}; larger values are clamped) and offset; nextOffset is offset plus the workouts on this page, and a page shorter than limit is the last. ` +
     'hasRoute says whether route points were synced; availableMetrics lists, sorted, the identifiers that have a stream in the series endpoint.',
   params: Type.Object({
     start: Type.Optional(Start('Only workouts starting at or after this instant, epoch ms.')),
     end: Type.Optional(End('Only workouts starting before this instant, epoch ms; must be after start when both are given.')),
     activityType: Type.Optional(Type.String({ minLength: 1, description: 'Only workouts of this activity type (exact match), such as running.' })),
-    limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT, 'Workouts')),
-    offset: Type.Optional(Offset()),
+    limit: Limit(PAGE.workouts, 'Workouts'),
+    offset: Offset(),
   }),
   responses: [{ status: 200, description: 'A page of workouts.', schema: WorkoutsResponse }],
   async handler({ services, userId, query }) {
-    const { start, end, activityType, limit = DEFAULT_LIMIT, offset = 0 } = query;
+    const { start, end, activityType, limit, offset } = query;
     if (start !== undefined && end !== undefined) checkRange(start, end);
     const workouts = await listWorkouts(services.pool, userId, { start, end, activityType, limit, offset });
     return json({ workouts, nextOffset: offset + workouts.length });

@@ -27,9 +27,7 @@ export function installShutdown(parts: Stoppable): void {
     stopping = true;
     log.info('shutting down', { signal });
     server.stopListening();
-    const graceEnds = Date.now() + limits.shutdownGraceMs;
-    while (server.activeStreams > 0 && Date.now() < graceEnds) await sleep(50);
-    server.abortStreams();
+    await services.exports.drain(limits.shutdownGraceMs);
     // Every request is bounded by the connect and query timeouts, so by then
     // the rest have finished unless something hangs.
     const lastCall = Date.now() + dbConnectTimeoutMs + limits.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;

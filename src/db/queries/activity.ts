@@ -1,10 +1,10 @@
 // Activity rings per local day, read from activity_summaries by its primary
 // key (user_id, day). A ring the device does not track stays null.
-import type pg from 'pg';
+import type { Db } from '../pool.js';
 import type { ActivityDayT } from '../../schemas/resources.js';
 
-export async function activityDays(pool: pg.Pool, userId: string, firstDay: string, lastDay: string): Promise<ActivityDayT[]> {
-  const { rows } = await pool.query<ActivityDayT>(
+export async function activityDays(db: Db, userId: string, firstDay: string, lastDay: string): Promise<ActivityDayT[]> {
+  const { rows } = await db.query<ActivityDayT>(
     `SELECT day::text AS date,
             move_kcal AS "moveKcal", move_goal_kcal AS "moveGoalKcal",
             exercise_min AS "exerciseMin", exercise_goal_min AS "exerciseGoalMin",

@@ -1,7 +1,7 @@
 // Row counts and time bounds per type for one user, raw and aggregate, plus the
 // special kinds kept in their own tables. Exact counts: the catalog cache keeps
 // this off the hot path.
-import type pg from 'pg';
+import type { Db } from '../pool.js';
 
 export interface CatalogRow {
   identifier: string;
@@ -13,8 +13,8 @@ export interface CatalogRow {
   lastDay: string | null;
 }
 
-export async function catalogRows(pool: pg.Pool, userId: string): Promise<CatalogRow[]> {
-  const { rows } = await pool.query<CatalogRow>(
+export async function catalogRows(db: Db, userId: string): Promise<CatalogRow[]> {
+  const { rows } = await db.query<CatalogRow>(
     `WITH raw AS (
        -- Per known type, one (user_id, type_id) range of the samples index: never a
        -- sequential scan, which a GROUP BY over a user's rows would otherwise get.

@@ -2,7 +2,8 @@
 // buckets paged as day rows across types. Both walk the types in request order
 // (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
 // so the work is bounded by the types asked for and the page, not the table.
-import type pg from 'pg';
+import type { Db } from '../pool.js';
+import type { DailyMetricType } from '../../core/registry.js';
 
 export interface LatestSampleRow {
   identifier: string;
@@ -28,16 +29,11 @@ export const LATEST_METRICS_SQL = `
   ) newest
   ORDER BY requested.position`;
 
-export async function latestSamples(pool: pg.Pool, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
-  const { rows } = await pool.query<LatestSampleRow>(LATEST_METRICS_SQL, [userId, identifiers]);
+export async function latestSamples(db: Db, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
+  const { rows } = await db.query<LatestSampleRow>(LATEST_METRICS_SQL, [userId, identifiers]);
   return rows;
 }
 
-export interface DailyRequestType {
-  identifier: string;
-  /** Cumulative types report the day's sum, discrete ones its mean. */
-  cumulative: boolean;
-}
 
 export interface DailyValueRow {
   identifier: string;
@@ -51,7 +47,7 @@ export interface DailyValueRow {
  * request order, so the sort only orders days within a type and LIMIT stops
  * the walk after offset + limit rows.
  * $1 user id, $2 identifiers, $3 cumulative flags, $4 first day, $5 last day,
- * $6 limit, $7 offset.
+ * $6 limit (null: every row), $7 offset.
  */
 export const DAILY_METRICS_SQL = `
   SELECT requested.identifier, bucket.day::text AS date, bucket.value
@@ -68,15 +64,15 @@ export const DAILY_METRICS_SQL = `
   LIMIT $6 OFFSET $7`;
 
 export async function dailyValues(
-  pool: pg.Pool,
+  db: Db,
   userId: string,
-  types: readonly DailyRequestType[],
+  types: readonly DailyMetricType[],
   firstDay: string,
   lastDay: string,
-  limit: number,
+  limit: number | null,
   offset: number,
 ): Promise<DailyValueRow[]> {
-  const { rows } = await pool.query<DailyValueRow>(DAILY_METRICS_SQL, [
+  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS_SQL, [
     userId,
     types.map((t) => t.identifier),
     types.map((t) => t.cumulative),

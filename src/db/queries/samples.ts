@@ -4,7 +4,7 @@
 // sees the real id and its row estimate (a deep offset into a dense type then
 // still walks the index instead of sorting the whole range); source names are
 // looked up for the rows of the page only.
-import type pg from 'pg';
+import type { Db } from '../pool.js';
 
 export interface SampleRow {
   uuid: string;
@@ -30,7 +30,7 @@ export const SAMPLES_PAGE_SQL = `
   ORDER BY page.start_ms, page.uuid`;
 
 export async function samplesPage(
-  pool: pg.Pool,
+  db: Db,
   userId: string,
   identifier: string,
   start: number,
@@ -38,8 +38,8 @@ export async function samplesPage(
   limit: number,
   offset: number,
 ): Promise<SampleRow[]> {
-  const type = await pool.query<{ type_id: number }>(SAMPLE_TYPE_ID_SQL, [identifier]);
+  const type = await db.query<{ type_id: number }>(SAMPLE_TYPE_ID_SQL, [identifier]);
   if (type.rows.length === 0) return [];
-  const { rows } = await pool.query<SampleRow>(SAMPLES_PAGE_SQL, [userId, type.rows[0].type_id, start, end, limit, offset]);
+  const { rows } = await db.query<SampleRow>(SAMPLES_PAGE_SQL, [userId, type.rows[0].type_id, start, end, limit, offset]);
   return rows;
 }

@@ -1,6 +1,6 @@
 // Mood entries logged in [fromMs, toMs), oldest first, by the index
 // state_of_mind (user_id, logged_at_ms, uuid). NULL lists read as [].
-import type pg from 'pg';
+import type { Db } from '../pool.js';
 
 export interface StateOfMindRow {
   uuid: string;
@@ -12,8 +12,8 @@ export interface StateOfMindRow {
   associations: string[];
 }
 
-export async function stateOfMindRows(pool: pg.Pool, userId: string, fromMs: number, toMs: number): Promise<StateOfMindRow[]> {
-  const { rows } = await pool.query<StateOfMindRow>(
+export async function stateOfMindRows(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindRow[]> {
+  const { rows } = await db.query<StateOfMindRow>(
     `SELECT uuid::text AS uuid, logged_at_ms AS timestamp, kind, valence,
             valence_classification AS "valenceClassification",
             coalesce(labels, '{}') AS labels, coalesce(associations, '{}') AS associations

@@ -1,5 +1,5 @@
-// Users, profiles and the stored time zone.
-import type pg from 'pg';
+// Users (with their upload totals) and profiles.
+import type { Db } from '../pool.js';
 import type { ProfileT, UserT } from '../../schemas/resources.js';
 
 const USER_COLUMNS = `
@@ -11,8 +11,8 @@ const BATCH_TOTALS = `
   SELECT user_id, max(received_at_ms) AS last_sync, count(*) AS batches, sum(sample_count) AS uploaded
   FROM upload_batches`;
 
-export async function listAllUsers(pool: pg.Pool): Promise<UserT[]> {
-  const { rows } = await pool.query<UserT>(`
+export async function listAllUsers(db: Db): Promise<UserT[]> {
+  const { rows } = await db.query<UserT>(`
     SELECT ${USER_COLUMNS}
     FROM users u
     LEFT JOIN profiles p ON p.user_id = u.user_id
@@ -21,8 +21,8 @@ export async function listAllUsers(pool: pg.Pool): Promise<UserT[]> {
   return rows;
 }
 
-export async function findUser(pool: pg.Pool, userId: string): Promise<UserT | undefined> {
-  const { rows } = await pool.query<UserT>(
+export async function findUser(db: Db, userId: string): Promise<UserT | undefined> {
+  const { rows } = await db.query<UserT>(
     `SELECT ${USER_COLUMNS}
      FROM users u
      LEFT JOIN profiles p ON p.user_id = u.user_id
@@ -33,8 +33,8 @@ export async function findUser(pool: pg.Pool, userId: string): Promise<UserT | u
   return rows[0];
 }
 
-export async function findProfile(pool: pg.Pool, userId: string): Promise<ProfileT | undefined> {
-  const { rows } = await pool.query<ProfileT>(
+export async function findProfile(db: Db, userId: string): Promise<ProfileT | undefined> {
+  const { rows } = await db.query<ProfileT>(
     `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
      FROM profiles WHERE user_id = $1`,
     [userId],
@@ -42,8 +42,3 @@ export async function findProfile(pool: pg.Pool, userId: string): Promise<Profil
   return rows[0];
 }
 
-/** The zone that cut the stored days, or null when the data carries none yet. */
-export async function storedTimeZone(pool: pg.Pool | pg.Client): Promise<string | null> {
-  const { rows } = await pool.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'time_zone'`);
-  return rows[0]?.value ?? null;
-}

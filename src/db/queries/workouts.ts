@@ -2,7 +2,7 @@
 // recorded streams as float8 arrays. The page walks the (user_id, start_ms
 // DESC, uuid) index; a workout's route and streams are found by their primary
 // keys (workout_uuid), so each page costs at most limit + offset index rows.
-import type pg from 'pg';
+import type { Db } from '../pool.js';
 import { float8ArrayFromBinary } from '../binary-arrays.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
 
@@ -10,8 +10,8 @@ import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js
 // availableMetrics are the identifiers of the workout's streams, sorted. The
 // route test is a scalar subquery, not EXISTS: the planner may turn an EXISTS
 // into a hash over every user's routes instead of one primary-key probe a row.
-/** The WorkoutSummary columns of a row of `workouts w` (shared with the workouts export). */
-export const WORKOUT_SUMMARY_COLUMNS = `
+/** The WorkoutSummary columns of a row of `workouts w`. */
+const WORKOUT_SUMMARY_COLUMNS = `
   w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
   w.duration_s AS "durationS", w.distance_m AS "distanceM", w.energy_kcal AS "energyKcal",
   coalesce((
@@ -30,13 +30,14 @@ export interface WorkoutFilter {
   /** Workouts starting before, epoch ms. */
   end?: number;
   activityType?: string;
-  limit: number;
+  /** null: every workout (the export). */
+  limit: number | null;
   offset: number;
 }
 
 /** One page of a user's workouts, newest first (start_ms DESC, then uuid). */
-export async function listWorkouts(pool: pg.Pool, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryT[]> {
-  const { rows } = await pool.query<WorkoutSummaryT>(
+export async function listWorkouts(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryT[]> {
+  const { rows } = await db.query<WorkoutSummaryT>(
     `SELECT ${WORKOUT_SUMMARY_COLUMNS}
      FROM workouts w
      WHERE w.user_id = $1
@@ -57,8 +58,8 @@ interface DetailRow extends WorkoutSummaryT {
 }
 
 /** One workout of the user (uuid lowercase), or undefined when missing or someone else's. */
-export async function findWorkout(pool: pg.Pool, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
-  const { rows } = await pool.query<DetailRow>(
+export async function findWorkout(db: Db, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
+  const { rows } = await db.query<DetailRow>(
     `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities
      FROM workouts w
      WHERE w.uuid = $2 AND w.user_id = $1`,
@@ -77,8 +78,8 @@ export interface WorkoutBounds {
 }
 
 /** The workout's bounds, or undefined when missing or someone else's. */
-export async function findWorkoutBounds(pool: pg.Pool, userId: string, uuid: string): Promise<WorkoutBounds | undefined> {
-  const { rows } = await pool.query<WorkoutBounds>(
+export async function findWorkoutBounds(db: Db, userId: string, uuid: string): Promise<WorkoutBounds | undefined> {
+  const { rows } = await db.query<WorkoutBounds>(
     `SELECT uuid::text AS uuid, start_ms AS start, end_ms AS "end" FROM workouts WHERE uuid = $2 AND user_id = $1`,
     [userId, uuid],
   );
@@ -97,13 +98,13 @@ export interface StreamRow {
  * (those not recorded are simply absent).
  */
 export async function workoutStreams(
-  pool: pg.Pool,
+  db: Db,
   userId: string,
   uuid: string,
   identifiers?: readonly string[],
 ): Promise<StreamRow[]> {
   // Arrays come in PostgreSQL's binary form and are decoded into Float64Arrays directly.
-  const { rows } = await pool.query<{ identifier: string; times: Buffer; values: Buffer }>(
+  const { rows } = await db.query<{ identifier: string; times: Buffer; values: Buffer }>(
     `SELECT t.identifier, array_send(s.times_ms::float8[]) AS times, array_send(s."values"::float8[]) AS "values"
      FROM workout_streams s JOIN sample_types t ON t.type_id = s.type_id
      WHERE s.workout_uuid = $2 AND s.user_id = $1 AND ($3::text[] IS NULL OR t.identifier = ANY ($3))

@@ -5,10 +5,10 @@
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { errors } from '../errors.js';
-import type { RawQuery } from '../http/query-string.js';
+import { canonicalUuid } from '../core/uuid.js';
+import type { RawQuery } from './query-string.js';
 
 const INTEGER = /^(0|-?[1-9][0-9]*)$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function literalValues(schema: TSchema): string[] | undefined {
   if (schema[Kind] !== 'Union') return undefined;
@@ -34,8 +34,9 @@ function integerValue(name: string, raw: string, schema: TSchema): number {
 function stringValue(name: string, raw: string, schema: TSchema): string {
   if (raw.trim() === '') throw errors.badRequest(`${name} must not be empty`);
   if (schema.format === 'uuid') {
-    if (!UUID.test(raw)) throw errors.badRequest(`${name} must be a uuid`);
-    return raw.toLowerCase();
+    const uuid = canonicalUuid(raw);
+    if (uuid === null) throw errors.badRequest(`${name} must be a uuid`);
+    return uuid;
   }
   const maxLength = (schema.maxLength as number | undefined) ?? 200;
   if (raw.length > maxLength) throw errors.badRequest(`${name} must be at most ${maxLength} characters`);

@@ -1,9 +1,12 @@
 // Builds the OpenAPI 3.1 document from the route table: every operation, its
 // parameters with bounds and enums, its responses and their schemas, and the
-// errors each route can give. /docs renders from this same document.
+// errors each route can give, with the limits as this server is configured.
+// /docs renders from this same document.
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { RouteDef } from '../routes/route.js';
-import { ErrorBody } from './common.js';
+import { QUERY_TIMEOUT_MESSAGE } from '../errors.js';
+import { FAILED_AUTH, spokenDuration, type Tunables } from '../limits.js';
+import { describe, type Route } from '../routes/route.js';
+import { ErrorBody, UserParams } from '../schemas/common.js';
 
 type Json = Record<string, unknown>;
 
@@ -62,7 +65,7 @@ const errorResponse = (description: string, headers?: Json): Json => ({
 
 const header = (description: string, type: 'string' | 'integer' = 'string'): Json => ({ description, schema: { type } });
 
-function commonErrors(route: RouteDef): Record<string, Json> {
+function commonErrors(route: Route, limits: Tunables): Record<string, Json> {
   const errors: Record<string, Json> = {};
   const hasParams = Object.keys(route.params.properties).length > 0 || route.pathParams !== undefined || route.auth;
   if (hasParams) errors['400'] = errorResponse('A parameter is missing, malformed or out of range; the message names it.');
@@ -71,11 +74,11 @@ function commonErrors(route: RouteDef): Record<string, Json> {
       'WWW-Authenticate': header('Bearer'),
     });
     errors['403'] = errorResponse('user names someone other than the default user while multi-user reads are off.');
-    errors['429'] = errorResponse('Too many failed authentications from this address (burst 10, refill 10 per minute).', {
+    errors['429'] = errorResponse(`Too many failed authentications from this address (burst ${FAILED_AUTH.burst}, refill ${FAILED_AUTH.refillPerMinute} per minute).`, {
       'Retry-After': header('Seconds until the next attempt is evaluated.', 'integer'),
     });
     errors['500'] = errorResponse('The query failed. Details are logged on the server and never returned.');
-    if (route.operationId !== 'exportDataset') errors['504'] = errorResponse('A query ran past its 30-second limit: query took too long; narrow the range.');
+    if (!route.streams) errors['504'] = errorResponse(`A query ran past its ${spokenDuration(limits.queryTimeoutMs)} limit: ${QUERY_TIMEOUT_MESSAGE}.`);
   }
   return errors;
 }
@@ -84,14 +87,14 @@ export interface ServerUrl {
   url: string;
 }
 
-export function buildOpenApi(routes: readonly RouteDef[], server: ServerUrl): Json {
+export function buildOpenApi(routes: readonly Route[], limits: Tunables, server: ServerUrl): Json {
   const components: Record<string, Json> = {};
   components.Error = plain(ErrorBody, components, true);
   const paths: Record<string, Json> = {};
   for (const route of routes) {
-    const responses: Record<string, Json> = { ...commonErrors(route) };
+    const responses: Record<string, Json> = { ...commonErrors(route, limits) };
     for (const response of route.responses) {
-      const contentType = response.contentType ?? (route.path === '/openapi.json' ? 'application/openapi+json' : 'application/json');
+      const contentType = response.contentType ?? 'application/json';
       const headers = response.headers ? Object.fromEntries(Object.entries(response.headers).map(([name, text]) => [name, header(text)])) : undefined;
       if (response.status >= 400 && !response.schema) {
         responses[String(response.status)] = errorResponse(response.description, headers);
@@ -111,21 +114,13 @@ export function buildOpenApi(routes: readonly RouteDef[], server: ServerUrl): Js
     const params = [
       ...(route.pathParams ? parameters(route.pathParams, 'path', components) : []),
       ...parameters(route.params, 'query', components),
+      ...(route.auth ? parameters(UserParams, 'query', components) : []),
     ];
-    if (route.auth) {
-      params.push({
-        name: 'user',
-        in: 'query',
-        required: false,
-        description: 'User to read (uuid). Without it the default user is served; naming anyone else needs SERVICE_MULTI_USER=true, otherwise 403.',
-        schema: { type: 'string', format: 'uuid' },
-      });
-    }
     paths[route.path] = {
       get: {
         operationId: route.operationId,
         summary: route.summary,
-        description: route.description,
+        description: describe(route.description, limits),
         security: route.auth ? [{ bearer: [] }] : [],
         parameters: params,
         responses,

@@ -1,24 +1,19 @@
-// Cross-parameter rules shared by routes: ranges (end after start, caps in
-// 24-hour days, at most 366 local days for day-grained answers) and type
-// identifiers checked against the registry. Messages name the parameter.
+// Refusals that need more than one parameter or the type registry: ranges
+// (end after start, caps in 24-hour days, at most MAX_LOCAL_DAYS local days
+// for day-grained answers) and type identifiers. Used by the routes and the
+// export's plan; each refusal is a 400 whose message names the parameter.
 import { countLocalDaysTouched } from '../core/local-days.js';
 import { isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
 import { errors } from '../errors.js';
+import { MAX_LOCAL_DAYS } from '../limits.js';
 
 const DAY_MS = 86_400_000;
-export const MAX_LOCAL_DAYS = 366;
 
 export interface RangeRule {
   /** Cap on end - start, in 24-hour days. */
   capDays?: number;
-  /** With a cap: the answer is per local day, so also refuse more than 366 touched local days. */
-  dayGrained?: boolean;
-  timeZone?: string;
-}
-
-/** Local days [start, end) touches. */
-export function localDayCount(start: number, end: number, timeZone: string): number {
-  return countLocalDaysTouched(start, end, timeZone);
+  /** With a cap: the answer is per local day, so also refuse more than MAX_LOCAL_DAYS touched local days (in this zone). */
+  dayGrainedIn?: string;
 }
 
 /** Checks a half-open range [start, end) against a route's rules. */
@@ -26,7 +21,7 @@ export function checkRange(start: number, end: number, rule: RangeRule = {}): vo
   if (end <= start) throw errors.badRequest('end must be after start');
   if (rule.capDays === undefined) return;
   if (end - start > rule.capDays * DAY_MS) throw errors.badRequest(`range must not exceed ${rule.capDays} days`);
-  if (rule.dayGrained && localDayCount(start, end, rule.timeZone ?? 'UTC') > MAX_LOCAL_DAYS) {
+  if (rule.dayGrainedIn !== undefined && countLocalDaysTouched(start, end, rule.dayGrainedIn) > MAX_LOCAL_DAYS) {
     throw errors.badRequest(`range must not touch more than ${MAX_LOCAL_DAYS} local days`);
   }
 }

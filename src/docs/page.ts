@@ -1,5 +1,7 @@
 // Renders /docs: a self-contained HTML reference (no external assets) built from
 // the OpenAPI document, so the page and /openapi.json can never disagree.
+import type { DocsSection } from './sections.js';
+
 type Json = Record<string, any>;
 
 const escapeHtml = (text: unknown): string =>
@@ -50,12 +52,8 @@ function fieldsTable(schema: Json, doc: Json, seen = new Set<string>()): string 
   return `<table><tr><th>field</th><th>type</th><th>notes</th></tr>${rows.join('')}</table>`;
 }
 
-export interface DocsExtras {
-  /** Extra sections (title → HTML) such as export columns, appended after the routes. */
-  sections: { title: string; html: string }[];
-}
 
-export function renderDocsPage(doc: Json, extras: DocsExtras): string {
+export function renderDocsPage(doc: Json, sections: readonly DocsSection[]): string {
   const operations = Object.entries(doc.paths as Record<string, Json>).map(([path, item]) => {
     const op = item.get as Json;
     const params = (op.parameters as Json[])
@@ -82,7 +80,7 @@ ${params ? `<h3>Parameters</h3><table><tr><th>name</th><th>in</th><th>required</
   const toc = Object.entries(doc.paths as Record<string, Json>)
     .map(([path, item]) => `<li><a href="#${escapeHtml(item.get.operationId)}"><code>${escapeHtml(path)}</code></a></li>`)
     .join('');
-  const extra = extras.sections.map((s) => `<section><h2>${escapeHtml(s.title)}</h2>${s.html}</section>`).join('');
+  const extra = sections.map((s) => `<section><h2>${escapeHtml(s.title)}</h2>${s.html}</section>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>healthd API reference</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}code{font:13px ui-monospace,monospace;background:#f3f3f3;padding:0 3px}

@@ -1,0 +1,91 @@
+// The parts of /docs that are not per route: conventions, authentication,
+// errors, limits and export files. Every limit is read from limits.ts (the
+// tunable ones as this server is configured), every message from the error
+// catalogue, every export column from the encoder's list.
+import { EXPORT_COLUMNS } from '../core/export-encoding.js';
+import { errors, QUERY_TIMEOUT_MESSAGE } from '../errors.js';
+import {
+  countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, FAILED_AUTH, MAX_EPOCH_MS, MAX_LOCAL_DAYS, PAGE, POINTS, RANGE_CAP_DAYS,
+  SLEEP_SESSION_GAP_MS, spokenDuration, SUMMARY, TYPES_PER_LIST, type Tunables,
+} from '../limits.js';
+
+export interface DocsSection {
+  title: string;
+  html: string;
+}
+
+const table = (head: string[], rows: string[][]): string =>
+  `<table><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</table>`;
+
+const pageLimit = (page: { default: number; max: number }) => `default ${page.default}, max ${page.max} (clamped)`;
+
+export function docsSections(limits: Tunables): DocsSection[] {
+  const query = spokenDuration(limits.queryTimeoutMs);
+  return [
+    {
+      title: 'Conventions',
+      html: `<ul>
+<li>Timestamps in parameters and responses are integer epoch milliseconds (UTC), from 0 to ${MAX_EPOCH_MS}; anything else is a 400.</li>
+<li>Ranges are half-open <code>[start, end)</code>; <code>end</code> must be after <code>start</code>. Raw-record endpoints filter on each record's start time. A range cap measures <code>end - start</code> in 24-hour days; day-grained routes also refuse a range touching more than ${MAX_LOCAL_DAYS} local days.</li>
+<li>Calendar days follow <code>SERVICE_TIME_ZONE</code>. Day-grained endpoints (<code>/v1/metrics/daily</code>, <code>/v1/activity/summary</code>, <code>/v1/sleep/daily</code>, <code>/v1/state-of-mind</code>) return every local day the range touches, so a range that grazes one minute of a day returns that whole day.</li>
+<li>Units are canonical per type (heart rate <code>count/min</code>, energy <code>kcal</code>, distance <code>m</code>, percentages as fractions); each answer names its unit.</li>
+<li>An absent value is <code>null</code>; an empty result is an empty array. Only a missing workout or profile is a 404.</li>
+<li>Daily metrics, the summary and sleep are deduplicated across devices; <code>/v1/samples</code> returns raw records as synced.</li>
+<li><code>limit</code> must be an integer ≥ 1 (values above the maximum are clamped); <code>offset</code> an integer ≥ 0. A parameter given twice, empty, or with invalid percent-encoding is a 400. Unknown parameters are ignored.</li>
+<li>UUIDs compare case-insensitively and come back lowercase.</li>
+</ul>`,
+    },
+    {
+      title: 'Authentication',
+      html: `<p>Every <code>/v1</code> route needs <code>Authorization: Bearer &lt;SERVICE_API_TOKEN&gt;</code>; <code>/</code>, <code>/docs</code>, <code>/openapi.json</code> and <code>/healthz</code> need none. A missing or wrong token is a 401 with <code>WWW-Authenticate: Bearer</code>. Failed authentications are throttled per client address (burst ${FAILED_AUTH.burst}, refilling ${FAILED_AUTH.refillPerMinute} per minute): while the allowance is empty every <code>/v1</code> request from that address gets 429 with <code>Retry-After</code> (seconds until the next attempt is evaluated), checked before the token and before any parameter. Successful requests are never throttled. The client address is the socket's, or the last <code>X-Forwarded-For</code> entry when <code>TRUST_PROXY_HEADERS=true</code>.</p>
+<p><code>user=&lt;uuid&gt;</code> selects the user. Naming anyone but the default user needs <code>SERVICE_MULTI_USER=true</code>; otherwise the answer is 403 <code>${errors.multiUserDisabled().message}</code>. An id the server has never seen reads as a user with no data; a malformed one is a 400.</p>`,
+    },
+    {
+      title: 'Errors',
+      html:
+        `<p>Every error from a JSON route is exactly <code>{"error": "&lt;message&gt;"}</code>; clients branch on the status.</p>` +
+        table(['status', 'condition'], [
+          ['400', 'A parameter is missing, malformed or out of range; the message names it.'],
+          ['401', 'Bearer token missing or wrong (<code>WWW-Authenticate: Bearer</code>).'],
+          ['403', '<code>user</code> names someone else while multi-user reads are off.'],
+          ['404', 'Unknown path, or the workout or profile does not exist for this user.'],
+          ['405', 'A method other than GET (<code>Allow: GET</code>).'],
+          ['429', 'Too many failed authentications from this address (<code>Retry-After</code>).'],
+          ['500', 'The query failed; details are logged on the server with the request id (<code>X-Request-Id</code>) and never returned.'],
+          ['503', `<code>/v1/export</code>: ${countInWords(EXPORT_SLOTS)} exports already running (<code>Retry-After: ${EXPORT_RETRY_AFTER_S}</code>). <code>/healthz</code>: the database is not answering.`],
+          ['504', `A query ran past its ${query} limit: <code>${QUERY_TIMEOUT_MESSAGE}</code>. Not for export.`],
+        ]),
+    },
+    {
+      title: 'Limits',
+      html: table(['limit', 'value', 'applies to'], [
+        ['Types per <code>types</code> list', String(TYPES_PER_LIST), 'metrics/latest, metrics/daily, workout series, export daily_metrics'],
+        ['Day rows per page', pageLimit(PAGE.dailyRows), '/v1/metrics/daily'],
+        ['Workouts per page', pageLimit(PAGE.workouts), '/v1/workouts'],
+        ['Samples per page', pageLimit(PAGE.samples), '/v1/samples'],
+        ['Points per stream', pageLimit(POINTS), 'workout series'],
+        ['Range', `${RANGE_CAP_DAYS.samples} days`, '/v1/samples, export dataset samples'],
+        ['Range', `${RANGE_CAP_DAYS.perDay} days`, '/v1/sleep/daily, /v1/state-of-mind, export datasets other than samples'],
+        ['Range', 'no cap', '/v1/activity/summary, /v1/metrics/daily, /v1/workouts'],
+        ['Timestamp bounds', `0 to ${MAX_EPOCH_MS}`, 'all start/end parameters'],
+        ['Database time per request', `${query}, then 504`, 'all routes except export'],
+        ['Concurrent exports', `${EXPORT_SLOTS} across all server processes, then 503 with Retry-After: ${EXPORT_RETRY_AFTER_S}`, '/v1/export'],
+        ['Export duration', `${spokenDuration(limits.exportTimeLimitMs)}, then the connection is aborted`, '/v1/export'],
+        ['Export idle client', `dropped after ${spokenDuration(limits.exportIdleLimitMs)} without reading`, '/v1/export'],
+        ['Shutdown grace', spokenDuration(limits.shutdownGraceMs), 'streaming exports'],
+        ['Failed authentication', `burst ${FAILED_AUTH.burst}, refill ${FAILED_AUTH.refillPerMinute} per minute per client address`, 'all /v1 routes'],
+        ['Health database status cache', spokenDuration(limits.healthCacheMs), '/healthz'],
+        ['Catalog cache', `fresh ${spokenDuration(limits.catalogFreshMs)}, then served stale up to ${spokenDuration(limits.catalogStaleMs)} while one background refresh runs`, '/v1/catalog/types'],
+        ['Summary size', `markdown under ${SUMMARY.markdownLinesUnder} lines; byActivityType at most ${SUMMARY.topActivityTypes}`, '/v1/summary'],
+        ['Sleep session split', `gap over ${spokenDuration(SLEEP_SESSION_GAP_MS)}`, '/v1/sleep/daily'],
+      ]),
+    },
+    {
+      title: 'Export files',
+      html:
+        `<p><code>/v1/export</code> streams an attachment named <code>service-&lt;dataset&gt;-&lt;start&gt;-&lt;end&gt;.&lt;csv|jsonl&gt;</code> (start and end exactly as given). CSV (<code>text/csv</code>) has a header row and RFC 4180 quoting; JSONL (<code>application/x-ndjson</code>) has one object per line with the same keys in the same order. A null is an empty CSV cell and an explicit <code>null</code> in JSONL; a list is comma-joined in its quoted CSV cell and stays a JSON array in JSONL. Instants are epoch ms, days <code>YYYY-MM-DD</code>, UUIDs lowercase, numbers never use an exponent. A failure after the first byte (database error, the ${spokenDuration(limits.exportTimeLimitMs)} limit, a client idle for ${spokenDuration(limits.exportIdleLimitMs)}, shutdown past its grace) aborts the connection, so a cut-off file always shows as a failed download.</p>` +
+        table(['dataset', 'columns'], Object.entries(EXPORT_COLUMNS).map(([dataset, columns]) => [`<code>${dataset}</code>`, columns.map((c) => `<code>${c}</code>`).join(', ')])) +
+        `<p><b>Spreadsheet warning:</b> <code>source</code> is the only free-text column. A cell starting with <code>=</code>, <code>+</code>, <code>-</code> or <code>@</code> is a formula to a spreadsheet program; the file keeps the value as recorded, so open untrusted exports as text.</p>`,
+    },
+  ];
+}
