@@ -80,11 +80,6 @@ export const TUNABLES: Readonly<Record<keyof Tunables, Tunable>> = {
   healthCacheMs: { setting: 'HEALTH_CACHE_MS', default: 2_000, min: 0, max: MINUTE },
 };
 
-/** The specification's values of every tunable limit. */
-export const DEFAULT_TUNABLES: Readonly<Tunables> = Object.fromEntries(
-  Object.entries(TUNABLES).map(([name, tunable]) => [name, tunable.default]),
-) as unknown as Tunables;
-
 const UNITS: ReadonlyArray<readonly [ms: number, one: string, many: string]> = [
   [HOUR, 'hour', 'hours'],
   [MINUTE, 'minute', 'minutes'],

@@ -13,8 +13,6 @@ export const log = {
   error: (message: string, fields?: Fields) => write('error', message, fields),
 };
 
-export type Log = typeof log;
-
 /** What of an error is safe and useful in a log line. */
 export function describeError(error: unknown): Fields {
   if (error instanceof Error) {

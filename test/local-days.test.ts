@@ -162,7 +162,7 @@ test('zone names and malformed input', () => {
   assert.throws(() => localDaysTouched(10, 10, 'UTC'), RangeError);
 });
 
-test('localDayOf (cached per quarter hour) agrees with luxon across zones and DST changes', async () => {
+test('localDayOf (cached per quarter hour) agrees with luxon across zones and DST changes, also off the quarter-hour grid', async () => {
   const fc = (await import('fast-check')).default;
   const { DateTime } = await import('luxon');
   const zones = ['America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'Europe/Berlin', 'Pacific/Chatham', 'UTC'];
@@ -172,6 +172,10 @@ test('localDayOf (cached per quarter hour) agrees with luxon across zones and DS
     }),
     { numRuns: 20_000 },
   );
+  // Liberia left -0:44:30 for UTC at 1972-01-07T00:44:30Z, off the quarter-hour grid: every second around it.
+  for (let ms = Date.UTC(1972, 0, 6, 23, 30); ms < Date.UTC(1972, 0, 7, 1); ms += 1_000) {
+    assert.equal(localDayOf(ms, 'Africa/Monrovia'), DateTime.fromMillis(ms, { zone: 'Africa/Monrovia' }).toFormat('yyyy-MM-dd'));
+  }
   // Every minute around New York's 2026 changes (01:00–03:00 local).
   for (const start of [Date.UTC(2026, 2, 8, 5), Date.UTC(2026, 10, 1, 4)]) {
     for (let ms = start; ms < start + 4 * 3_600_000; ms += 60_000) {

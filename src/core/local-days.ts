@@ -1,9 +1,11 @@
 // Local calendar days in the service's time zone (SERVICE_TIME_ZONE).
 //
 // Day-grained routes answer for every local day a half-open range [start, end)
-// touches, and stored days were cut in that zone, so every conversion between
-// instants and days goes through luxon: DST days are 23 or 25 hours long, and
-// in a few zones midnight itself is skipped, so offsets are never hand-rolled.
+// touches, and stored days were cut in that zone. Every offset comes from
+// luxon (the IANA tz database): DST days are 23 or 25 hours long, and in a few
+// zones midnight itself is skipped. The only arithmetic done here is reading a
+// calendar day off an instant shifted by luxon's offset, and counting days
+// between calendar dates, which involves no zone.
 //
 // Rules:
 // - A day is a 'YYYY-MM-DD' string (five-digit year past 9999, reachable at the
@@ -26,10 +28,11 @@ export function isValidZone(zone: string): boolean {
 
 // localDayOf runs once per row in several routes (mood entries, sleep nights)
 // and luxon's zone lookup costs 5–50 µs a call (it asks Intl for the offset).
-// Offsets change only at quarter-hour instants in every zone since the 1970s,
-// so the offset luxon gives for an instant holds for its whole UTC quarter
-// hour: cache it per zone and quarter hour (bounded), and read the calendar day
-// off the shifted instant.
+// So offsets are cached per zone and UTC quarter hour, but only for a quarter
+// whose first and last millisecond have the same offset: the offset then holds
+// for the whole quarter (no real zone changes offset twice within 15 minutes).
+// A quarter with a transition inside — at an instant off the quarter-hour grid,
+// as some zones had before the 1970s — is asked of luxon every time.
 const QUARTER_HOUR_MS = 900_000;
 const OFFSET_CACHE_LIMIT = 50_000;
 const offsetCache = new Map<string, Map<number, number>>();
@@ -38,13 +41,14 @@ function offsetMs(ms: number, zone: string): number {
   let byQuarter = offsetCache.get(zone);
   if (!byQuarter) offsetCache.set(zone, (byQuarter = new Map()));
   const quarter = Math.floor(ms / QUARTER_HOUR_MS);
-  let offset = byQuarter.get(quarter);
-  if (offset === undefined) {
-    offset = zoned(quarter * QUARTER_HOUR_MS, zone).offset * 60_000;
-    if (byQuarter.size >= OFFSET_CACHE_LIMIT) byQuarter.clear();
-    byQuarter.set(quarter, offset);
-  }
-  return offset;
+  const cached = byQuarter.get(quarter);
+  if (cached !== undefined) return cached;
+  const first = zoned(quarter * QUARTER_HOUR_MS, zone).offset * 60_000;
+  const last = zoned((quarter + 1) * QUARTER_HOUR_MS - 1, zone).offset * 60_000;
+  if (first !== last) return zoned(ms, zone).offset * 60_000;
+  if (byQuarter.size >= OFFSET_CACHE_LIMIT) byQuarter.clear();
+  byQuarter.set(quarter, first);
+  return first;
 }
 
 /** 'YYYY-MM-DD' of an instant (epoch ms) in `zone`. */

@@ -66,13 +66,6 @@ export const INITIAL_SLEEP_LOOKBACK_MS = 48 * 3_600_000;
 const STAGE_COUNT = Math.max(...Object.values(SleepValue)) + 1;
 const MS_PER_MINUTE = 60_000;
 
-export const emptySleepColumns = (): SleepColumns => ({
-  startMs: new Float64Array(0),
-  endMs: new Float64Array(0),
-  value: new Float64Array(0),
-  sourceId: new Float64Array(0),
-});
-
 /** Columns [from, to) of `columns`, without copying. */
 export function sliceSleepColumns(columns: SleepColumns, from: number, to: number): SleepColumns {
   return {

@@ -7,7 +7,7 @@ import type * as UwsModule from 'uWebSockets.js';
 const require = createRequire(import.meta.url);
 
 export type Uws = typeof UwsModule;
-export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+export type { HttpRequest, HttpResponse, us_listen_socket } from 'uWebSockets.js';
 
 export function loadUws(allowFallback: boolean): { uws: Uws; native: boolean } {
   const binary = `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;

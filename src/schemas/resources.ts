@@ -305,7 +305,6 @@ export type ActivityDayT = Static<typeof ActivityDay>;
 export type WorkoutSummaryT = Static<typeof WorkoutSummary>;
 export type WorkoutDetailT = Static<typeof WorkoutDetail>;
 export type SeriesStreamT = Static<typeof SeriesStream>;
-export type SleepNightT = Static<typeof SleepNight>;
 export type SampleT = Static<typeof Sample>;
 export type StateOfMindEntryT = Static<typeof StateOfMindEntry>;
 export type SummaryT = Static<typeof Summary>;
