@@ -391,7 +391,7 @@ describe('SIGTERM under load', () => {
       await waitFor('4 queries waiting on the lock', async () => (await sessionCounts(adminUrl, DATABASE)).waitingOnLock === 4);
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
       server.child.kill('SIGTERM');
-      await sleep(300);
+      await waitFor('the server to begin its stop', async () => server.output().includes('"msg":"shutting down"'));
       assert.equal(server.child.exitCode, null, 'waits for running requests');
       assert.equal(await rawRequest(server.port, getRequest('/healthz'), { timeoutMs: 2_000 }), null, 'the listening socket is closed');
       await locker.query('ROLLBACK');

@@ -131,12 +131,54 @@ describe('multi-user on', () => {
 
   test('a user with no data reads as empty everywhere, never as someone else', async () => {
     const stranger = person(99);
+    const empty: Record<string, unknown> = {
+      getProfile: { error: 'profile not found' },
+      listCatalogTypes: { types: [] },
+      getLatestMetrics: { metrics: [] },
+      getDailyMetrics: { metrics: [], nextOffset: 0 },
+      getActivitySummary: { days: [] },
+      listWorkouts: { workouts: [], nextOffset: 0 },
+      getWorkout: { error: 'workout not found' },
+      getWorkoutSeries: { error: 'workout not found' },
+      getSleepNights: { nights: [] },
+      getStateOfMind: { entries: [] },
+    };
+    const checked = new Set<string>();
     for (const { what, path } of requestsFor(stranger, stranger.userId)) {
       const { status, text } = await read(server, path);
-      assert.ok([200, 404].includes(status), `${what}: ${status}`);
       assertNothingOf(A, text, what);
       assertNothingOf(B, text, what);
+      checked.add(what);
+      if (what in empty) {
+        assert.equal(status, 'error' in (empty[what] as object) ? 404 : 200, what);
+        assert.deepEqual(JSON.parse(text), empty[what], what);
+      } else if (what === 'getSamples' || what === 'sleep samples') {
+        assert.equal(status, 200, what);
+        assert.deepEqual(JSON.parse(text).samples, [], what);
+        assert.equal(JSON.parse(text).nextOffset, 0, what);
+      } else if (what === 'summary json') {
+        const summary = JSON.parse(text);
+        assert.deepEqual(
+          Object.keys(summary).sort(),
+          ['coverage', 'days', 'endDate', 'generatedAt', 'name', 'range', 'startDate', 'timeZone', 'userID'],
+          'no section but coverage',
+        );
+        assert.deepEqual(summary.coverage, { lastSync: null, daysWithData: 0 });
+        assert.equal(summary.name, null);
+      } else if (what === 'summary markdown') {
+        assert.equal(status, 200);
+        assert.deepEqual(text.split('\n').filter((line) => line.startsWith('## ')), ['## Coverage'], 'no section but coverage');
+      } else if (what.startsWith('export csv')) {
+        assert.equal(status, 200, what);
+        assert.equal(text.split('\r\n').filter((line) => line !== '').length, 1, `${what}: the header row only`);
+      } else if (what.startsWith('export jsonl')) {
+        assert.equal(status, 200, what);
+        assert.equal(text, '', `${what}: no rows`);
+      } else {
+        assert.fail(`no expectation for ${what}`);
+      }
     }
+    assert.equal(checked.size, requestsFor(stranger, stranger.userId).length, 'every answer checked');
   });
 });
 

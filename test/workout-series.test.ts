@@ -1,11 +1,17 @@
 // Issue 3: /v1/workouts/{uuid}/series on a real server and database — bucket
 // means worked out by hand, totalPoints, first/last kept, maxPoints default,
 // clamp and minimum, types filter and order, units, a series large enough for
-// the worker pool, 404s and user isolation.
+// the worker pool (counted by the pool itself), 404s and user isolation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadConfig } from '../src/config.js';
+import { createHttpServer } from '../src/http/server.js';
+import { loadUws } from '../src/http/uws.js';
+import { allRoutes } from '../src/routes/all.js';
+import { INLINE_SERIES_POINTS } from '../src/routes/workout-series.js';
+import { closeServices, createServices } from '../src/services.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
-import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
+import { DEFAULT_USER, TEST_TOKEN, startServer, type TestServer } from './support/server.js';
 
 const OTHER_USER = '00000000-0000-4000-8000-000000000002';
 const T0 = Date.UTC(2026, 2, 1, 7);
@@ -130,7 +136,7 @@ test('maxPoints above 5000 is clamped to 5000; below 2 or not an integer is a 40
   }
 });
 
-test('a series above the inline threshold, downsampled in the pool', async () => {
+test('a series above the inline threshold: bucket means worked out by hand', async () => {
   const { body } = await server.getJson(`/v1/workouts/${LONG_RIDE}/series?maxPoints=402`);
   const [speed] = body.series;
   assert.equal(speed.type, SPEED);
@@ -150,6 +156,30 @@ test('a series above the inline threshold, downsampled in the pool', async () =>
   assert.deepEqual(byDefault.points[0], [T0, 0]);
   assert.deepEqual(byDefault.points[1], [T0 + 20_500, 20.5]);
   assert.deepEqual(byDefault.points[499], [T0 + 20_001_000, 20_001]);
+});
+
+test('the worker pool downsamples a series of at least INLINE_SERIES_POINTS points, and only those', async () => {
+  assert.ok(LONG_POINTS >= INLINE_SERIES_POINTS && 10 + POWER_POINTS.length < INLINE_SERIES_POINTS);
+  // The real front and services in this process, so the pool's own count of finished tasks can be read.
+  const config = { ...loadConfig({ SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: DEFAULT_USER, WORKER_THREADS: '1' }), apiToken: TEST_TOKEN, defaultUserId: DEFAULT_USER };
+  const services = createServices(config, db.url);
+  const http = createHttpServer(loadUws(false).uws, services, allRoutes());
+  const port = await http.listen('127.0.0.1', 0);
+  const series = async (uuid: string) => {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/workouts/${uuid}/series`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    assert.equal(response.status, 200);
+    return (await response.json()) as { series: { points: unknown[] }[] };
+  };
+  try {
+    const before = services.workers.completed;
+    assert.equal((await series(RUN)).series.length, 2);
+    assert.equal(services.workers.completed, before, 'a small workout stays inline');
+    assert.equal((await series(LONG_RIDE)).series[0].points.length, 500);
+    assert.equal(services.workers.completed, before + 1, 'the long ride went through the pool, once');
+  } finally {
+    http.stopListening();
+    await closeServices(services, 5_000);
+  }
 });
 
 test('types: only those asked for, in request order; unrecorded ones absent', async () => {

@@ -8,7 +8,8 @@
 import type { Readable } from 'node:stream';
 import type { StreamSink } from './sink.js';
 
-const CHUNK_CHARS = 64 * 1024;
+/** Characters a chunk reaches before it goes to the sink (tests read it to check the wire). */
+export const CHUNK_CHARS = 64 * 1024;
 
 export interface RowEncoder {
   /** Text for one row. */

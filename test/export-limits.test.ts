@@ -1,0 +1,104 @@
+// A cut-off export file never ends cleanly: the time limit, the idle-client
+// limit and the shutdown grace each abort the connection instead (each on a
+// server started with that limit at 300 ms).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { get as httpGet } from 'node:http';
+import { stopOwnCluster, type TestDatabase } from './support/db.js';
+import { BULK, BULK_START, DAY, ZONE, advisoryLocks as locksIn, exportPath, rawExport as rawExportFrom, startExportFixture } from './support/export-fixture.js';
+import { bearer, waitFor } from './support/faults.js';
+import { startServer, TEST_TOKEN, type TestServer } from './support/server.js';
+
+let db: TestDatabase;
+let server: TestServer;
+
+before(async () => {
+  ({ db, server } = await startExportFixture());
+});
+
+after(async () => {
+  await server?.stop();
+  await db?.drop();
+  await stopOwnCluster();
+});
+
+const advisoryLocks = () => locksIn(db);
+const rawExport = (query: string, options: { target?: TestServer; pauseAtHead?: boolean } = {}) => rawExportFrom(options.target ?? server, query, options);
+
+describe('limits cut the file instead of ending it', () => {
+  const bulk = `format=csv&dataset=samples&type=${BULK}&start=${BULK_START}&end=${BULK_START + 30 * DAY}`;
+  const env = (limits: Record<string, string>) => ({ databaseUrl: db.url, env: { SERVICE_TIME_ZONE: ZONE, ...limits } });
+
+  /** An export whose client stops reading at the head, then reads again after `pauseMs`. */
+  async function stalledExport(target: TestServer, pauseMs: number) {
+    const exp = rawExport(bulk, { target, pauseAtHead: true });
+    await exp.headSeen;
+    setTimeout(exp.resume, pauseMs);
+    return exp.finished;
+  }
+
+  describe('EXPORT_TIME_LIMIT_MS=300', () => {
+    let limited: TestServer;
+    before(async () => {
+      limited = await startServer(env({ EXPORT_TIME_LIMIT_MS: '300' }));
+    });
+    after(async () => {
+      await limited?.stop();
+    });
+
+    test('a slow node:http reader sees the download aborted, never a clean end', async () => {
+      const started = Date.now();
+      const outcome = await new Promise<string>((resolve) => {
+        const request = httpGet(`${limited.baseUrl}${exportPath(bulk)}`, { headers: bearer(TEST_TOKEN) }, (response) => {
+          assert.equal(response.statusCode, 200);
+          // A chunk, then 50 ms of nothing: far slower than the export.
+          response.on('data', () => {
+            response.pause();
+            setTimeout(() => response.resume(), 50);
+          });
+          response.on('end', () => resolve(response.complete ? 'clean end' : 'end without completion'));
+          response.on('aborted', () => resolve('aborted'));
+          response.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+        });
+        request.on('error', (error: NodeJS.ErrnoException) => resolve(`request ${error.code}`));
+      });
+      assert.ok(['aborted', 'ECONNRESET'].includes(outcome), outcome);
+      assert.ok(Date.now() - started < 10_000);
+      await waitFor('the slot back', async () => (await advisoryLocks()) === 0);
+    });
+
+    test('a raw client never receives the terminating zero-length chunk', async () => {
+      const response = await stalledExport(limited, 1_000);
+      assert.equal(response.status, 200);
+      assert.equal(response.clean, false);
+      assert.ok(response.body.startsWith('2d\r\ntype,unit,uuid,start,end,value,label,source\r\n'));
+      await waitFor('the slot back', async () => (await advisoryLocks()) === 0);
+    });
+  });
+
+  test('EXPORT_IDLE_LIMIT_MS=300: a client that reads nothing is dropped', async () => {
+    const idle = await startServer(env({ EXPORT_IDLE_LIMIT_MS: '300' }));
+    try {
+      const response = await stalledExport(idle, 1_500);
+      assert.equal(response.status, 200);
+      assert.equal(response.clean, false);
+      await waitFor('the slot back', async () => (await advisoryLocks()) === 0);
+    } finally {
+      await idle.stop();
+    }
+  });
+
+  test('SHUTDOWN_GRACE_MS=300: a running export gets its grace, then is cut; the process exits 0', async () => {
+    const stopping = await startServer(env({ SHUTDOWN_GRACE_MS: '300' }));
+    const exp = rawExport(bulk, { target: stopping, pauseAtHead: true });
+    await exp.headSeen;
+    const signalled = Date.now();
+    assert.equal(await stopping.stop('SIGTERM'), 0);
+    const took = Date.now() - signalled;
+    assert.ok(took >= 250 && took < 5_000, `exited ${took} ms after SIGTERM`);
+    exp.resume();
+    const response = await exp.finished;
+    assert.equal(response.status, 200);
+    assert.equal(response.clean, false);
+  });
+});
