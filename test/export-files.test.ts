@@ -2,28 +2,13 @@
 // attachment's name and type, CSV quoting and the null and list conventions
 // of every dataset, rows equal to what the JSON routes show, whole ranges
 // with no paging, and isolation between users.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stopOwnCluster, type TestDatabase } from './support/db.js';
-import { BULK, BULK_START, DAILY_TYPES, HEART, HOUR, OTHER_USER, POWER, Q, RHR, SLEEP, STEPS, at, download as downloadFrom, fetchRaw as fetchRawFrom, jsonl, parseCsv, startExportFixture, uuid } from './support/export-fixture.js';
+import { BULK, BULK_START, DAILY_TYPES, HEART, HOUR, OTHER_USER, POWER, Q, RHR, SLEEP, STEPS, at, exportFixture, jsonl, parseCsv, uuid } from './support/export-fixture.js';
 import { plainNumber } from '../src/core/export-encoding.js';
-import type { TestServer } from './support/server.js';
 
-let db: TestDatabase;
-let server: TestServer;
-
-before(async () => {
-  ({ db, server } = await startExportFixture());
-});
-
-after(async () => {
-  await server?.stop();
-  await db?.drop();
-  await stopOwnCluster();
-});
-
-const fetchRaw = (query: string) => fetchRawFrom(server, query);
-const download = (query: string) => downloadFrom(server, query);
+const fixture = exportFixture();
+const { fetchRaw, download } = fixture;
 
 describe('files', () => {
   const t = at('2026-01-10T10:00:00Z');
@@ -171,7 +156,7 @@ describe('files', () => {
 
   test('every dataset: JSONL rows equal the JSON route for the same range, CSV the same rows', async () => {
     const get = async (path: string) => {
-      const { status, body } = await server.getJson(path);
+      const { status, body } = await fixture.server.getJson(path);
       assert.equal(status, 200, path);
       return body;
     };

@@ -4,30 +4,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get as httpGet } from 'node:http';
-import { stopOwnCluster, type TestDatabase } from './support/db.js';
-import { BULK, BULK_START, DAY, ZONE, advisoryLocks as locksIn, exportPath, rawExport as rawExportFrom, startExportFixture } from './support/export-fixture.js';
+import { BULK, BULK_START, DAY, ZONE, exportFixture, exportPath } from './support/export-fixture.js';
 import { bearer, waitFor } from './support/faults.js';
 import { startServer, TEST_TOKEN, type TestServer } from './support/server.js';
 
-let db: TestDatabase;
-let server: TestServer;
-
-before(async () => {
-  ({ db, server } = await startExportFixture());
-});
-
-after(async () => {
-  await server?.stop();
-  await db?.drop();
-  await stopOwnCluster();
-});
-
-const advisoryLocks = () => locksIn(db);
-const rawExport = (query: string, options: { target?: TestServer; pauseAtHead?: boolean } = {}) => rawExportFrom(options.target ?? server, query, options);
+const fixture = exportFixture();
+const { advisoryLocks, rawExport } = fixture;
 
 describe('limits cut the file instead of ending it', () => {
   const bulk = `format=csv&dataset=samples&type=${BULK}&start=${BULK_START}&end=${BULK_START + 30 * DAY}`;
-  const env = (limits: Record<string, string>) => ({ databaseUrl: db.url, env: { SERVICE_TIME_ZONE: ZONE, ...limits } });
+  const env = (limits: Record<string, string>) => ({ databaseUrl: fixture.db.url, env: { SERVICE_TIME_ZONE: ZONE, ...limits } });
 
   /** An export whose client stops reading at the head, then reads again after `pauseMs`. */
   async function stalledExport(target: TestServer, pauseMs: number) {

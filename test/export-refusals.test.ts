@@ -1,25 +1,11 @@
 // /v1/export refuses every bad request with a 400 naming the problem before
 // any byte of a file: no attachment head, a JSON error body.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stopOwnCluster, type TestDatabase } from './support/db.js';
-import { DAY, HEART, Q, STEPS, at, fetchRaw as fetchRawFrom, startExportFixture } from './support/export-fixture.js';
-import type { TestServer } from './support/server.js';
+import { DAY, HEART, Q, STEPS, at, exportFixture } from './support/export-fixture.js';
 
-let db: TestDatabase;
-let server: TestServer;
-
-before(async () => {
-  ({ db, server } = await startExportFixture());
-});
-
-after(async () => {
-  await server?.stop();
-  await db?.drop();
-  await stopOwnCluster();
-});
-
-const fetchRaw = (query: string) => fetchRawFrom(server, query);
+const fixture = exportFixture();
+const { fetchRaw } = fixture;
 
 describe('refusals come before any byte of the file', () => {
   const range = `start=${at('2026-01-10T00:00Z')}&end=${at('2026-01-11T00:00Z')}`;

@@ -2,38 +2,22 @@
 // read, the export slots across the database (503 with Retry-After when all
 // are taken; freed after abort, completion and error), and bulk files that
 // reach the client in chunks of the pump's size.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { CHUNK_CHARS } from '../src/export/pump.js';
-import { stopOwnCluster, type TestDatabase } from './support/db.js';
-import { BULK, BULK_ROWS, BULK_START, DAY, HEART, TEMP, advisoryLocks as locksIn, at, fetchRaw as fetchRawFrom, rawExport as rawExportFrom, startExportFixture } from './support/export-fixture.js';
+import { BULK, BULK_ROWS, BULK_START, DAY, HEART, TEMP, at, exportFixture } from './support/export-fixture.js';
 import { waitFor } from './support/faults.js';
-import type { TestServer } from './support/server.js';
 
-let db: TestDatabase;
-let server: TestServer;
-
-before(async () => {
-  ({ db, server } = await startExportFixture());
-});
-
-after(async () => {
-  await server?.stop();
-  await db?.drop();
-  await stopOwnCluster();
-});
-
-const fetchRaw = (query: string) => fetchRawFrom(server, query);
-const advisoryLocks = () => locksIn(db);
-const rawExport = (query: string, options: { target?: TestServer; pauseAtHead?: boolean } = {}) => rawExportFrom(options.target ?? server, query, options);
+const fixture = exportFixture();
+const { fetchRaw, advisoryLocks, rawExport } = fixture;
 
 describe('streaming and slots', () => {
   const bulk = (format = 'csv') => `format=${format}&dataset=samples&type=${BULK}&start=${BULK_START}&end=${BULK_START + 30 * DAY}`;
   const small = `format=csv&dataset=samples&type=${HEART}&start=${at('2026-01-10T10:00Z')}&end=${at('2026-01-10T10:01Z')}`;
 
   test('the CSV header goes out before the first row is read (the rows wait on a table lock)', async () => {
-    const locker = new pg.Client({ connectionString: db.url });
+    const locker = new pg.Client({ connectionString: fixture.db.url });
     await locker.connect();
     try {
       await locker.query('BEGIN');

@@ -246,6 +246,49 @@ describe('multi-user server', () => {
   });
 });
 
+describe('a server whose limits are configured documents them', () => {
+  let server: TestServer;
+  const settings = {
+    QUERY_TIMEOUT_MS: '45000',
+    EXPORT_TIME_LIMIT_MS: '5400000',
+    EXPORT_IDLE_LIMIT_MS: '90000',
+    SHUTDOWN_GRACE_MS: '20000',
+    CATALOG_FRESH_MS: '420000',
+    CATALOG_STALE_MS: '7200000',
+    HEALTH_CACHE_MS: '3000',
+  };
+  before(async () => {
+    server = await startServer({ databaseUrl: db.url, env: settings });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('/openapi.json and /docs show the configured values, not the defaults', async () => {
+    const doc = await (await server.get('/openapi.json', { token: null })).json();
+    const op = (path: string) => doc.paths[path].get;
+    assert.match(op('/v1/export').description, /The 45 seconds query limit does not apply; instead an export may run 1\.5 hours, a client that reads nothing for 1\.5 minutes is dropped, and on shutdown running exports get 20 seconds\./);
+    assert.match(op('/v1/catalog/types').description, /fresh for 7 minutes; .* for up to 2 hours while one background refresh/);
+    assert.match(op('/healthz').description, /cached for 3 seconds\./);
+    assert.equal(op('/v1/users').responses['504'].description, 'A query ran past its 45 seconds limit: query took too long; narrow the range.');
+    assert.equal(op('/v1/export').responses['504'], undefined, 'the query limit does not bound the export');
+    const html = await (await server.get('/docs', { token: null })).text();
+    for (const row of [
+      '<td>Database time per request</td><td>45 seconds, then 504</td>',
+      '<td>Export duration</td><td>1.5 hours, then the connection is aborted</td>',
+      '<td>Export idle client</td><td>dropped after 1.5 minutes without reading</td>',
+      '<td>Shutdown grace</td><td>20 seconds</td>',
+      '<td>Health database status cache</td><td>3 seconds</td>',
+      '<td>Catalog cache</td><td>fresh 7 minutes, then served stale up to 2 hours while one background refresh runs</td>',
+    ]) {
+      assert.ok(html.includes(row), row);
+    }
+    for (const fallback of ['30 seconds', '30 minutes', '15 seconds', '5 minutes', '2 seconds']) {
+      assert.ok(!new RegExp(`(?<![\\d.])${fallback}`).test(html), `no default ${fallback} left in /docs`);
+    }
+  });
+});
+
 describe('failed-authentication throttle', () => {
   test('burst of 10, then 429 with Retry-After before the token is checked; successes never draw', async () => {
     const server = await startServer({ databaseUrl: db.url });

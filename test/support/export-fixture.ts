@@ -5,7 +5,8 @@
 // written out by hand from these rows.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { createTestDatabase, type TestDatabase } from './db.js';
+import { after, before } from 'node:test';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './db.js';
 import { bearer, getRequest, rawRequest, type RawResponse } from './faults.js';
 import { DEFAULT_USER, TEST_TOKEN, startServer, type TestServer } from './server.js';
 
@@ -34,6 +35,40 @@ export const DAILY_TYPES = [
 export const at = (iso: string) => Date.parse(iso);
 export const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
+
+/**
+ * A test file's fixture: a database with the rows below and a server on it
+ * (multi-user reads on), made before the file's tests and dropped after; the
+ * clients read through that server.
+ */
+export function exportFixture(env: Record<string, string> = {}) {
+  let db: TestDatabase | undefined;
+  let server: TestServer | undefined;
+  before(async () => {
+    ({ db, server } = await startExportFixture(env));
+  });
+  after(async () => {
+    await server?.stop();
+    await db?.drop();
+    await stopOwnCluster();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the export fixture is not started yet');
+    return value;
+  };
+  return {
+    get db() {
+      return started(db);
+    },
+    get server() {
+      return started(server);
+    },
+    fetchRaw: (query: string) => fetchRaw(started(server), query),
+    download: (query: string) => download(started(server), query),
+    advisoryLocks: () => advisoryLocks(started(db)),
+    rawExport: (query: string, options: { target?: TestServer; pauseAtHead?: boolean } = {}) => rawExport(options.target ?? started(server), query, options),
+  };
+}
 
 /** A database with the fixture and a server on it (multi-user reads on). */
 export async function startExportFixture(env: Record<string, string> = {}): Promise<{ db: TestDatabase; server: TestServer }> {
