@@ -17,6 +17,7 @@ import { stateOfMindRoute } from './state-of-mind.js';
 import { summaryRoute } from './summary.js';
 import { usersRoute } from './users.js';
 import { workoutDetailRoute } from './workout-detail.js';
+import { workoutRouteRoute } from './workout-route.js';
 import { workoutSeriesRoute } from './workout-series.js';
 import { workoutsRoute } from './workouts.js';
 
@@ -26,7 +27,7 @@ export function allRoutes(): Route[] {
   table.push(
     indexRoute, docsRoute(documented), openApiRoute(documented), healthRoute, usersRoute, profileRoute, catalogRoute,
     latestMetricsRoute, dailyMetricsRoute, activitySummaryRoute, workoutsRoute, workoutDetailRoute, workoutSeriesRoute,
-    sleepRoute, samplesRoute, stateOfMindRoute, summaryRoute, exportRoute,
+    workoutRouteRoute, sleepRoute, samplesRoute, stateOfMindRoute, summaryRoute, exportRoute,
   );
   return table;
 }

@@ -17,6 +17,7 @@ export const OPERATIONS: Readonly<Record<string, string>> = {
   listWorkouts: '/v1/workouts',
   getWorkout: '/v1/workouts/{uuid}',
   getWorkoutSeries: '/v1/workouts/{uuid}/series',
+  getWorkoutRoute: '/v1/workouts/{uuid}/route',
   getSleepNights: '/v1/sleep/daily',
   getSamples: '/v1/samples',
   getStateOfMind: '/v1/state-of-mind',
