@@ -1,6 +1,7 @@
 // The read API's route table, in the order of the specification's endpoint
 // list. The docs and OpenAPI routes describe the table they are part of.
 import { activitySummaryRoute } from './activity.js';
+import { appRoutes } from './app.js';
 import { catalogRoute } from './catalog.js';
 import { docsRoute } from './docs.js';
 import { exportRoute } from './export.js';
@@ -28,6 +29,7 @@ export function allRoutes(): Route[] {
     indexRoute, docsRoute(documented), openApiRoute(documented), healthRoute, usersRoute, profileRoute, catalogRoute,
     latestMetricsRoute, dailyMetricsRoute, activitySummaryRoute, workoutsRoute, workoutDetailRoute, workoutSeriesRoute,
     workoutRouteRoute, sleepRoute, samplesRoute, stateOfMindRoute, summaryRoute, exportRoute,
+    ...appRoutes,
   );
   return table;
 }

@@ -14,6 +14,7 @@ export const Index = Type.Object(
     docs: Type.String(),
     openapi: Type.String(),
     health: Type.String(),
+    app: Type.String({ description: 'The built-in viewer (HTML), a web page over this read API.' }),
     auth: Type.String(),
     user: Type.String(),
     description: Type.String(),

@@ -23,4 +23,9 @@ export const OPERATIONS: Readonly<Record<string, string>> = {
   getStateOfMind: '/v1/state-of-mind',
   getSummary: '/v1/summary',
   exportDataset: '/v1/export',
+  // The built-in viewer's static files (issue 16).
+  getApp: '/app',
+  getAppScript: '/app/app.js',
+  getAppStyles: '/app/app.css',
+  getAppIcon: '/app/icon.svg',
 };
