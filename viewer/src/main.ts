@@ -2,7 +2,7 @@
 // the page the hash names (#/week, #/trends, #/sleep, #/workouts[/uuid],
 // #/data). Hash routes keep the server side to a few static files. Every
 // page marks <main data-ready> once its sections have settled, which is what
-// tests and the first-paint bench wait for.
+// tests and the first-paint bench wait for (data-view names the hash drawn).
 import { Api, ApiError, type Catalog, type Users } from './api.js';
 import { disposeCharts } from './charts.js';
 import type { Context, Page } from './context.js';
@@ -118,6 +118,7 @@ async function render(): Promise<void> {
   const mine = ++renderCount;
   const state = signed;
   const page = currentPage();
+  const hash = location.hash;
   disposeCharts();
   delete main.dataset.ready;
   main.dataset.page = page.name;
@@ -140,6 +141,7 @@ async function render(): Promise<void> {
   }
   // A later navigation owns the page now.
   if (mine !== renderCount || signed !== state) return;
+  main.dataset.view = hash;
   main.dataset.ready = 'true';
   if (!performance.getEntriesByName('healthd:ready').length) performance.mark('healthd:ready');
 }
