@@ -113,7 +113,7 @@ function headlineList(summary: Summary): HTMLElement {
   stat('restingHeartRate', 'Resting heart rate', summary.heart?.restingHeartRate, (n) => quantity(n, 'count/min'));
   stat('hrv', 'HRV (SDNN)', summary.heart?.hrvSDNN, (n) => quantity(n, 'ms'));
   if (summary.sleep) items.push(['sleep', 'Asleep, nightly mean', hoursMinutes(summary.sleep.meanAsleepMinutes)]);
-  if (summary.workouts) items.push(['workouts', 'Workouts', `${summary.workouts.count} · ${hoursMinutes(summary.workouts.totalMinutes)}`]);
+  if (summary.workouts) items.push(['workouts', 'Workouts', `${summary.workouts.count}, ${hoursMinutes(summary.workouts.totalMinutes)} in all`]);
   if (items.length === 0) return h('p', { class: 'muted' }, 'No data in the last 7 days.');
   return h('dl', { class: 'headlines' }, ...items.map(([field, label, value]) => h('div', {}, h('dt', {}, label), h('dd', { 'data-headline': field }, value))));
 }
