@@ -7,10 +7,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY viewer ./viewer
 COPY workers ./workers
 COPY test ./test
 COPY bench ./bench
-RUN npx tsc -p . && npm prune --omit=dev --omit=optional
+RUN npm run build && npm prune --omit=dev --omit=optional
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production SERVICE_HOST=0.0.0.0 SERVICE_PORT=8081
@@ -19,6 +20,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/workers ./dist/workers
+COPY --from=build /app/dist/viewer ./dist/viewer
 USER node
 EXPOSE 8081
 CMD ["node", "dist/src/main.js"]

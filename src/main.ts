@@ -65,6 +65,7 @@ async function main(): Promise<void> {
   // stops the service right after it is ready gets the graceful path.
   const url = `http://${config.host}:${port}`;
   process.stdout.write(`healthd listening on ${url}\n`);
+  process.stdout.write(`  viewer: ${url}/app\n`);
   if (embedded) {
     process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
     process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' ${url}/v1/users\n`);

@@ -162,7 +162,7 @@ function wellFormed(op: Operation, response: RawResponse, what: string): void {
   } else if (/^application\/x-ndjson/.test(type)) {
     for (const line of response.body.toString().split('\n')) if (line) JSON.parse(line);
   } else {
-    assert.match(type, /^(text\/csv|text\/markdown|text\/html)/, what);
+    assert.match(type, /^(text\/csv|text\/markdown|text\/html|text\/javascript|text\/css|image\/svg\+xml|application\/gpx\+xml)/, what);
   }
 }
 

@@ -17,3 +17,4 @@ export function downsampleSeries(task: DownsampleTask) {
 }
 
 export { summarize } from './summary.js';
+export { gpxDocument } from './gpx.js';

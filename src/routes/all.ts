@@ -1,6 +1,7 @@
 // The read API's route table, in the order of the specification's endpoint
 // list. The docs and OpenAPI routes describe the table they are part of.
 import { activitySummaryRoute } from './activity.js';
+import { appRoutes } from './app.js';
 import { catalogRoute } from './catalog.js';
 import { docsRoute } from './docs.js';
 import { exportRoute } from './export.js';
@@ -17,6 +18,7 @@ import { stateOfMindRoute } from './state-of-mind.js';
 import { summaryRoute } from './summary.js';
 import { usersRoute } from './users.js';
 import { workoutDetailRoute } from './workout-detail.js';
+import { workoutRouteRoute } from './workout-route.js';
 import { workoutSeriesRoute } from './workout-series.js';
 import { workoutsRoute } from './workouts.js';
 
@@ -26,7 +28,8 @@ export function allRoutes(): Route[] {
   table.push(
     indexRoute, docsRoute(documented), openApiRoute(documented), healthRoute, usersRoute, profileRoute, catalogRoute,
     latestMetricsRoute, dailyMetricsRoute, activitySummaryRoute, workoutsRoute, workoutDetailRoute, workoutSeriesRoute,
-    sleepRoute, samplesRoute, stateOfMindRoute, summaryRoute, exportRoute,
+    workoutRouteRoute, sleepRoute, samplesRoute, stateOfMindRoute, summaryRoute, exportRoute,
+    ...appRoutes,
   );
   return table;
 }

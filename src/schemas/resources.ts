@@ -14,6 +14,7 @@ export const Index = Type.Object(
     docs: Type.String(),
     openapi: Type.String(),
     health: Type.String(),
+    app: Type.String({ description: 'The built-in viewer (HTML), a web page over this read API.' }),
     auth: Type.String(),
     user: Type.String(),
     description: Type.String(),
@@ -178,6 +179,23 @@ export const WorkoutSeriesResponse = Type.Object(
   { $id: 'WorkoutSeriesResponse' },
 );
 
+export const WorkoutRouteResponse = Type.Object(
+  {
+    uuid: Uuid(),
+    start: Int64('Workout start, epoch ms.'),
+    end: Int64('Workout end, epoch ms.'),
+    maxPoints: Type.Integer({ description: 'The cap applied to points.' }),
+    totalPoints: Type.Integer({ description: 'Recorded points (with a time and a position) before downsampling.' }),
+    distanceM: Num('Length of the full-resolution track, metres: haversine steps on a sphere of radius 6,371,008.8 m.'),
+    elevationGainM: NullableNum('Sum of the rises between consecutive known altitudes of the full-resolution track, metres, unsmoothed; null when fewer than two points have an altitude.'),
+    points: Type.Array(
+      Type.Tuple([Int64('Epoch ms.'), Num('Latitude, degrees.'), Num('Longitude, degrees.'), NullableNum('Altitude, metres; null when not recorded.')]),
+      { description: '[epoch ms, latitude, longitude, altitude] ordered by time: recorded points picked evenly by index, first and last included.' },
+    ),
+  },
+  { $id: 'WorkoutRouteResponse' },
+);
+
 export const SleepStages = Type.Object(
   { core: Num(), deep: Num(), rem: Num(), unspecified: Num(), awake: Num() },
   { $id: 'SleepStages', description: 'Minutes, from the single source that recorded the most sleep. awake is not part of asleepMinutes.' },
@@ -305,6 +323,7 @@ export type ActivityDayT = Static<typeof ActivityDay>;
 export type WorkoutSummaryT = Static<typeof WorkoutSummary>;
 export type WorkoutDetailT = Static<typeof WorkoutDetail>;
 export type SeriesStreamT = Static<typeof SeriesStream>;
+export type WorkoutRouteResponseT = Static<typeof WorkoutRouteResponse>;
 export type SampleT = Static<typeof Sample>;
 export type StateOfMindEntryT = Static<typeof StateOfMindEntry>;
 export type SummaryT = Static<typeof Summary>;

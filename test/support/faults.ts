@@ -378,6 +378,7 @@ export function validPaths(who: PersonData, user?: string): { operationId: strin
     listWorkouts: `/v1/workouts?start=${T0}&end=${end}${u}`,
     getWorkout: `/v1/workouts/${who.workoutUuid}?x=1${u}`,
     getWorkoutSeries: `/v1/workouts/${who.workoutUuid}/series?maxPoints=100${u}`,
+    getWorkoutRoute: `/v1/workouts/${who.workoutUuid}/route?maxPoints=100${u}`,
     getSleepNights: `/v1/sleep/daily?start=${T0}&end=${end}${u}`,
     getSamples: `/v1/samples?type=HKQuantityTypeIdentifierStepCount&start=${T0}&end=${end}${u}`,
     getStateOfMind: `/v1/state-of-mind?start=${T0}&end=${end}${u}`,

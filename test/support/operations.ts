@@ -17,9 +17,15 @@ export const OPERATIONS: Readonly<Record<string, string>> = {
   listWorkouts: '/v1/workouts',
   getWorkout: '/v1/workouts/{uuid}',
   getWorkoutSeries: '/v1/workouts/{uuid}/series',
+  getWorkoutRoute: '/v1/workouts/{uuid}/route',
   getSleepNights: '/v1/sleep/daily',
   getSamples: '/v1/samples',
   getStateOfMind: '/v1/state-of-mind',
   getSummary: '/v1/summary',
   exportDataset: '/v1/export',
+  // The built-in viewer's static files (issue 16).
+  getApp: '/app',
+  getAppScript: '/app/app.js',
+  getAppStyles: '/app/app.css',
+  getAppIcon: '/app/icon.svg',
 };

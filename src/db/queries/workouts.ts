@@ -113,3 +113,29 @@ export async function workoutStreams(
   );
   return rows.map((row) => ({ identifier: row.identifier, times: float8ArrayFromBinary(row.times), values: float8ArrayFromBinary(row.values) }));
 }
+
+export interface RouteWorkout extends WorkoutBounds {
+  activityType: string;
+  /** The stored route arrays (each empty when the workout has no route row); NULL elements read as NaN. */
+  times: Float64Array;
+  latitudes: Float64Array;
+  longitudes: Float64Array;
+  altitudes: Float64Array;
+}
+
+/** The workout's bounds and route arrays, or undefined when the workout is missing or someone else's. */
+export async function findWorkoutRoute(db: Db, userId: string, uuid: string): Promise<RouteWorkout | undefined> {
+  // One primary-key probe each; the arrays come in binary form, decoded straight into Float64Arrays.
+  const { rows } = await db.query<WorkoutBounds & { activityType: string; times: Buffer | null; latitudes: Buffer | null; longitudes: Buffer | null; altitudes: Buffer | null }>(
+    `SELECT w.uuid::text AS uuid, w.start_ms AS start, w.end_ms AS "end", w.activity_type AS "activityType",
+            array_send(r.times_ms::float8[]) AS times, array_send(r.latitudes) AS latitudes,
+            array_send(r.longitudes) AS longitudes, array_send(r.altitudes_m) AS altitudes
+     FROM workouts w LEFT JOIN workout_routes r ON r.workout_uuid = w.uuid AND r.user_id = w.user_id
+     WHERE w.uuid = $2 AND w.user_id = $1`,
+    [userId, uuid],
+  );
+  if (rows.length === 0) return undefined;
+  const { times, latitudes, longitudes, altitudes, ...workout } = rows[0];
+  const decode = (bytes: Buffer | null) => (bytes ? float8ArrayFromBinary(bytes) : new Float64Array(0));
+  return { ...workout, times: decode(times), latitudes: decode(latitudes), longitudes: decode(longitudes), altitudes: decode(altitudes) };
+}

@@ -1,0 +1,369 @@
+// Issue 16: the built-in viewer in a real browser. Debian's Chromium (driven
+// by playwright-core) against the real server on demo data: every page
+// renders with data and without console errors or failed requests; the week
+// page shows the API's numbers for the same local days (worked out here with
+// luxon, not the viewer's own date code); a wrong token gets a clear
+// message; a workout's track and streams draw; the export form downloads a
+// CSV with its header; the user picker reads another user; no page overflows
+// at 1280 or 390 px. Screenshots go to a temp folder for a person to look at.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DateTime } from 'luxon';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { EXPORT_COLUMNS } from '../src/core/export-encoding.js';
+import { demoUserId, generateDemo } from '../src/demo/generate.js';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { startServer, type TestServer } from './support/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ZONE = 'America/New_York';
+const SEED = 16;
+const USERS = [demoUserId(SEED, 0), demoUserId(SEED, 1)];
+const STEPS = 'HKQuantityTypeIdentifierStepCount';
+const ENERGY = 'HKQuantityTypeIdentifierActiveEnergyBurned';
+const PAGES = ['#/week', '#/trends', '#/sleep?d=30', '#/workouts', '#/data'] as const;
+
+let db: TestDatabase;
+let server: TestServer;
+let browser: Browser;
+const shots = mkdtempSync(join(tmpdir(), 'healthd-viewer-'));
+
+before(async () => {
+  // A browser test that cannot run must fail, never skip: .ci/run installs Chromium.
+  assert.ok(existsSync(CHROMIUM), `Chromium is missing at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
+  db = await createTestDatabase();
+  await generateDemo(db.url, { users: 2, days: 35, seed: SEED, timeZone: ZONE });
+  // The demo naps on one day in twelve, by calendar date: make sure the last
+  // 30 days hold one, three days ago at 15:00 local, 30 minutes, on the watch.
+  const napStart = DateTime.now().setZone(ZONE).startOf('day').minus({ days: 3 }).set({ hour: 15 }).toMillis();
+  await db.query(
+    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
+     SELECT user_id, gen_random_uuid(), type_id, $2::bigint, $2::bigint + 1800000, 3, source_id
+     FROM samples WHERE user_id = $1 AND value = 3 AND type_id = (SELECT type_id FROM sample_types WHERE identifier = 'HKCategoryTypeIdentifierSleepAnalysis')
+     LIMIT 1`,
+    [USERS[0], napStart],
+  );
+  server = await startServer({ databaseUrl: db.url, env: { SERVICE_USER_ID: USERS[0], SERVICE_MULTI_USER: 'true', SERVICE_TIME_ZONE: ZONE } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // Playwright gives each launch a fresh profile directory of its own.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  process.stdout.write(`# viewer screenshots: ${shots}\n`);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  await db?.drop();
+  await stopOwnCluster();
+});
+
+/** A browser tab with everything that went wrong in it recorded. */
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+  /** Every URL the page asked for. */
+  requests: string[];
+}
+
+async function openTab(width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<Tab> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme, locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  return { context, page, problems, requests };
+}
+
+async function signIn(tab: Tab, token = server.token): Promise<void> {
+  await tab.page.goto(`${server.baseUrl}/app`);
+  await tab.page.fill('#token', token);
+  await tab.page.click('#sign-in button[type=submit]');
+}
+
+/** Navigates by hash and waits for that page to have settled. */
+async function visit(tab: Tab, hash: string): Promise<void> {
+  await tab.page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await tab.page.waitForSelector(`main[data-ready="true"][data-view="${hash}"]`);
+}
+
+async function close(tab: Tab, options: { clean: boolean } = { clean: true }): Promise<void> {
+  await tab.context.close();
+  if (!options.clean) return;
+  assert.deepEqual(tab.problems, [], 'no console errors, no failed requests, no HTTP errors');
+  const foreign = tab.requests.filter((url) => !url.startsWith(server.baseUrl + '/') && !url.startsWith('blob:') && !url.startsWith('data:'));
+  assert.deepEqual(foreign, [], 'every request goes to the server itself');
+  assert.ok(tab.requests.every((url) => !url.includes(server.token)), 'the token never appears in a URL');
+}
+
+const api = async <T = any>(path: string): Promise<T> => {
+  const { status, body } = await server.getJson<T>(path);
+  assert.equal(status, 200, path);
+  return body;
+};
+
+/** The last `count` local days in the zone, today included, as the API cuts them. */
+function lastDays(count: number): { dates: string[]; start: number; end: number } {
+  const today = DateTime.now().setZone(ZONE).startOf('day');
+  const first = today.minus({ days: count - 1 });
+  const dates = Array.from({ length: count }, (_, i) => first.plus({ days: i }).toISODate()!);
+  return { dates, start: first.toMillis(), end: today.plus({ days: 1 }).toMillis() };
+}
+const lastWeek = () => lastDays(7);
+
+const shown = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
+
+test('the static files: content types, a strict CSP, no token needed; the index links /app', async () => {
+  const index = await server.getJson('/', { token: null });
+  assert.equal(index.body.app, '/app');
+  const files: [string, RegExp][] = [
+    ['/app', /^text\/html; charset=utf-8$/],
+    ['/app/app.js', /^text\/javascript; charset=utf-8$/],
+    ['/app/app.css', /^text\/css; charset=utf-8$/],
+    ['/app/icon.svg', /^image\/svg\+xml$/],
+  ];
+  for (const [path, type] of files) {
+    const response = await server.get(path, { token: null });
+    assert.equal(response.status, 200, path);
+    assert.match(response.headers.get('content-type')!, type, path);
+    const csp = response.headers.get('content-security-policy')!;
+    assert.match(csp, /default-src 'none'/, path);
+    assert.match(csp, /script-src 'self';/, path);
+    assert.match(csp, /connect-src 'self'/, path);
+    assert.doesNotMatch(csp, /unsafe/, path);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    const text = await response.text();
+    assert.ok(text.length > 100, path);
+    if (path === '/app') {
+      assert.doesNotMatch(text, /<script>|\son\w+=|style=/, 'no inline script, handler or style');
+      assert.doesNotMatch(text, /(src|href)="(https?:)?\/\//, 'no external assets');
+    }
+  }
+  assert.equal((await server.getJson('/app/nope.js', { token: null })).status, 404);
+  const doc = (await server.getJson('/openapi.json', { token: null })).body;
+  assert.equal(doc.paths['/app'].get.operationId, 'getApp');
+});
+
+test('sign-in with a wrong token shows a clear message and keeps nothing', async () => {
+  const tab = await openTab();
+  const wrong = 'not-the-token-0123456789';
+  await signIn(tab, wrong);
+  const message = await tab.page.textContent('#sign-in-error');
+  assert.match(message!, /not accepted \(HTTP 401\)/);
+  assert.ok(!message!.includes(wrong), 'the message does not echo the token');
+  assert.equal(await tab.page.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
+  assert.ok(tab.requests.every((url) => !url.includes(wrong)), 'the token never appears in a URL');
+  // The form is still there for another try, and the right token opens the week.
+  await tab.page.fill('#token', server.token);
+  await tab.page.click('#sign-in button[type=submit]');
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  assert.equal(await tab.page.evaluate(() => Object.keys(sessionStorage).join()), 'healthd.token', 'the token lives in sessionStorage');
+  assert.deepEqual(await tab.context.cookies(), [], 'no cookie');
+  assert.equal(await tab.page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
+  // The one expected failure is the refused sign-in.
+  assert.deepEqual(tab.problems.filter((p) => !p.includes('401')), []);
+  await close(tab, { clean: false });
+});
+
+test('the week page shows the API\'s numbers for the same local days', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  const week = lastWeek();
+  const activity = await api(`/v1/activity/summary?start=${week.start}&end=${week.end}`);
+  const daily = await api(`/v1/metrics/daily?types=${STEPS},${ENERGY}&start=${week.start}&end=${week.end}`);
+  const summary = await api('/v1/summary?range=7d&format=json');
+  const dayValue = (identifier: string, date: string) => daily.metrics.find((m: any) => m.identifier === identifier)?.days.find((d: any) => d.date === date)?.value ?? null;
+
+  const cards = await tab.page.$$eval('article.day', (articles) => articles.map((a) => ({
+    date: a.getAttribute('data-date'),
+    fields: Object.fromEntries([...a.querySelectorAll('dd[data-field]')].map((dd) => [
+      dd.getAttribute('data-field'),
+      { value: dd.querySelector('.value')!.textContent, goal: dd.querySelector('.goal')?.textContent ?? null },
+    ])),
+  })));
+  assert.deepEqual(cards.map((c) => c.date), [...week.dates].reverse(), 'today and the six days before it, newest first');
+  let compared = 0;
+  for (const card of cards) {
+    const day = activity.days.find((d: any) => d.date === card.date);
+    assert.ok(day, `the API has rings for ${card.date}`);
+    const move = day.moveMode === 2 ? card.fields.moveTime : card.fields.move;
+    assert.deepEqual(move, day.moveMode === 2
+      ? { value: shown(day.moveTimeMin), goal: shown(day.moveTimeGoalMin) }
+      : { value: shown(day.moveKcal), goal: shown(day.moveGoalKcal) }, `${card.date} move`);
+    assert.deepEqual(card.fields.exercise, { value: shown(day.exerciseMin), goal: shown(day.exerciseGoalMin) }, `${card.date} exercise`);
+    assert.deepEqual(card.fields.stand, { value: shown(day.standHours), goal: shown(day.standGoalHours) }, `${card.date} stand`);
+    assert.equal(card.fields.steps.value, shown(dayValue(STEPS, card.date!)), `${card.date} steps`);
+    assert.equal(card.fields.activeEnergy.value, shown(dayValue(ENERGY, card.date!)), `${card.date} active energy`);
+    if (dayValue(STEPS, card.date!) !== null) compared++;
+  }
+  assert.ok(compared >= 6, `days with steps compared: ${compared}`);
+  const headline = (field: string) => tab.page.textContent(`dd[data-headline="${field}"]`);
+  assert.equal(await headline('steps'), shown(summary.activity.steps.mean));
+  assert.equal(await headline('activeEnergy'), `${shown(summary.activity.activeEnergy.mean)} kcal`);
+  assert.equal(await headline('restingHeartRate'), `${shown(summary.heart.restingHeartRate.mean)} bpm`);
+  assert.equal(await tab.page.getAttribute('figure[data-chart="Steps per day"]', 'data-drawn'), 'true');
+  await close(tab);
+});
+
+test('every page renders with data, without console errors or failed requests', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+
+  await visit(tab, '#/trends');
+  assert.deepEqual(await tab.page.$$eval('.trend', (t) => t.map((e) => e.getAttribute('data-metric'))), ['StepCount', 'RestingHeartRate']);
+  await tab.page.waitForSelector('.trend figure[data-drawn="true"] canvas');
+  assert.match((await tab.page.textContent('.trend[data-metric="RestingHeartRate"] .stats'))!, /^mean \d+ bpm · range \d+–\d+ bpm · \d+ of 30 days$/);
+  // Add a metric by name and widen to 90 days: three charts on one time axis.
+  await tab.page.selectOption('#metric', 'HKQuantityTypeIdentifierHeartRateVariabilitySDNN');
+  await tab.page.click('#add-metric button');
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/trends?m=StepCount,RestingHeartRate,HeartRateVariabilitySDNN&d=30"]');
+  await tab.page.click('button[data-days="90"]');
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/trends?m=StepCount,RestingHeartRate,HeartRateVariabilitySDNN&d=90"]');
+  assert.equal(await tab.page.$$eval('.trend', (t) => t.length), 3);
+  assert.match((await tab.page.textContent('.trend[data-metric="StepCount"] .stats'))!, / of 90 days$/);
+
+  await visit(tab, '#/sleep?d=30');
+  const month = lastDays(30);
+  const nights = (await api(`/v1/sleep/daily?start=${month.start}&end=${month.end}`)).nights;
+  const sessions = await tab.page.$$eval('article.session', (s) => s.map((e) => ({ date: e.getAttribute('data-date'), nap: e.getAttribute('data-nap'), asleep: e.querySelector('[data-field="asleep"]')!.textContent, stages: e.querySelectorAll('.stage').length })));
+  assert.equal(sessions.length, nights.length, 'one card per session');
+  assert.ok(sessions.length >= 28, `${sessions.length} sessions`);
+  assert.ok(sessions.every((s) => s.stages > 0), 'every session has a stage timeline');
+  // A nap is its own session (more than 3 h from the night), marked as one.
+  const dates = nights.map((n: any) => n.date);
+  const napDates = dates.filter((d: string, i: number) => dates.indexOf(d) !== i);
+  assert.ok(napDates.length > 0, 'a nap in 30 days');
+  for (const date of napDates) assert.ok(sessions.some((s) => s.date === date && s.nap === 'true'), `the nap of ${date} is shown`);
+  assert.ok(await tab.page.isVisible('article.nap .note'));
+  const night = nights[nights.length - 1];
+  const h = Math.floor(Math.round(night.asleepMinutes) / 60);
+  const m = String(Math.round(night.asleepMinutes) % 60).padStart(2, '0');
+  assert.equal(sessions[0].asleep, `${h}:${m}`, 'the newest session\'s asleep time is the API\'s');
+
+  await visit(tab, '#/workouts');
+  const listed = await api('/v1/workouts?limit=50');
+  assert.deepEqual(await tab.page.$$eval('#workout-list li', (li) => li.map((e) => e.getAttribute('data-uuid'))), listed.workouts.map((w: any) => w.uuid));
+  const type = listed.workouts[0].activityType;
+  await tab.page.selectOption('#activity-type', type);
+  await tab.page.waitForSelector(`main[data-ready="true"][data-view="#/workouts?type=${type}"]`);
+  const types = await tab.page.$$eval('#workout-list li', (li) => li.map((e) => e.getAttribute('data-type')));
+  assert.ok(types.length > 0 && types.every((t) => t === type), 'filtered by type');
+
+  await visit(tab, '#/data');
+  const catalog = (await api('/v1/catalog/types')).types;
+  assert.deepEqual((await tab.page.$$eval('#catalog tbody tr', (r) => r.map((e) => e.getAttribute('data-identifier')))).sort(), catalog.map((t: any) => t.identifier).sort());
+  await close(tab);
+});
+
+test('a workout\'s GPS track and streams draw', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  const workouts = (await api('/v1/workouts?limit=50')).workouts;
+  const workout = workouts.find((w: any) => w.hasRoute && w.availableMetrics.length >= 2);
+  assert.ok(workout, 'the demo has a workout with a route and streams');
+  await visit(tab, `#/workouts/${workout.uuid}`);
+  const route = await api(`/v1/workouts/${workout.uuid}/route?maxPoints=1500`);
+  const path = await tab.page.getAttribute('svg.track path.track-line', 'd');
+  assert.equal(path!.match(/[ML]/g)!.length, route.points.length, 'one vertex per route point');
+  const box = await tab.page.$eval('svg.track', (s) => s.getBoundingClientRect().toJSON());
+  assert.ok(box.width > 100 && box.height > 50, 'the track is drawn at a visible size');
+  assert.equal(await tab.page.textContent('.route [data-field="distance"]'), `${(route.distanceM / 1000).toFixed(2)} km`);
+  const drawn = await tab.page.$$eval('.stream', (s) => s.map((e) => ({ type: e.getAttribute('data-stream'), canvas: !!e.querySelector('figure[data-drawn="true"] canvas') })));
+  assert.deepEqual(drawn.map((d) => d.type), workout.availableMetrics);
+  assert.ok(drawn.every((d) => d.canvas), 'every stream drew');
+  assert.ok(await tab.page.isVisible('text=Statistics'));
+  const download = tab.page.waitForEvent('download');
+  await tab.page.click('#gpx');
+  const gpx = await download;
+  assert.equal(gpx.suggestedFilename(), `workout-${workout.uuid}.gpx`);
+  assert.match(readFileSync((await gpx.path())!, 'utf8'), /^<\?xml[^>]*\?><gpx version="1\.1"/);
+  await close(tab);
+});
+
+test('the export form downloads a CSV whose first line is the header', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  await visit(tab, '#/data');
+  await tab.page.selectOption('#dataset', 'activity');
+  await tab.page.selectOption('#format', 'csv');
+  const download = tab.page.waitForEvent('download');
+  await tab.page.click('#export button[type=submit]');
+  const file = await download;
+  assert.match(file.suggestedFilename(), /^service-activity-\d+-\d+\.csv$/);
+  const lines = readFileSync((await file.path())!, 'utf8').split('\r\n');
+  assert.equal(lines[0], EXPORT_COLUMNS.activity.join(','));
+  const week = lastWeek();
+  const days = (await api(`/v1/activity/summary?start=${week.start}&end=${week.end}`)).days;
+  assert.ok(days.length > 0);
+  assert.equal(lines.filter(Boolean).length, 1 + days.length, 'the header and a row per day of the form\'s default range (the last 7 days)');
+  await tab.page.waitForSelector('#export-status:has-text("Saved")');
+  await close(tab);
+});
+
+test('the user picker reads another user', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  assert.deepEqual(await tab.page.$$eval('#user-picker option', (o) => o.map((e) => (e as HTMLOptionElement).value)), (await api('/v1/users')).users.map((u: any) => u.userID));
+  await tab.page.selectOption('#user-picker', USERS[1]);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  const week = lastWeek();
+  const daily = await api(`/v1/metrics/daily?types=${STEPS}&start=${week.start}&end=${week.end}&user=${USERS[1]}`);
+  const today = week.dates[6];
+  const yesterday = week.dates[5];
+  const value = (date: string) => shown(daily.metrics[0]?.days.find((d: any) => d.date === date)?.value ?? null);
+  await tab.page.waitForFunction(([date, expected]) => document.querySelector(`article[data-date="${date}"] dd[data-field="steps"] .value`)?.textContent === expected, [yesterday, value(yesterday)]);
+  assert.equal(await tab.page.textContent(`article[data-date="${today}"] dd[data-field="steps"] .value`), value(today));
+  assert.equal(await tab.page.evaluate(() => sessionStorage.getItem('healthd.user')), USERS[1]);
+  await close(tab);
+});
+
+test('keyboard: the pages are links reached with Tab', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  await tab.page.keyboard.press('Tab');
+  await tab.page.keyboard.press('Tab');
+  assert.equal(await tab.page.evaluate(() => document.activeElement?.textContent), 'Trends');
+  await tab.page.keyboard.press('Enter');
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/trends"]');
+  await close(tab);
+});
+
+test('no horizontal overflow at 1280 and 390 px, light and dark; screenshots for a person', async () => {
+  const workout = (await api('/v1/workouts?limit=50')).workouts.find((w: any) => w.hasRoute);
+  for (const [width, scheme] of [[1280, 'light'], [390, 'dark'], [390, 'light']] as const) {
+    const tab = await openTab(width, scheme);
+    await signIn(tab);
+    await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+    for (const hash of [...PAGES, `#/workouts/${workout.uuid}`]) {
+      if (hash !== '#/week') await visit(tab, hash);
+      // Charts draw on the next animation frame: wait for them too.
+      await tab.page.waitForFunction(() => [...document.querySelectorAll('figure.chart')].every((f) => f.getAttribute('data-drawn') === 'true'));
+      const overflow = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `${hash} at ${width} px overflows by ${overflow} px`);
+      const name = hash.replace(/^#\//, '').replace(/[^a-z0-9]+/gi, '-').slice(0, 40);
+      await tab.page.screenshot({ path: join(shots, `${width}-${scheme}-${name}.png`), fullPage: true });
+    }
+    await close(tab);
+  }
+});
