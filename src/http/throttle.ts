@@ -1,8 +1,10 @@
-// Failed-authentication throttle: a token bucket per client address (burst 10,
-// refilling 10 per minute). Only failures draw from it; it is checked before
+// Failed-authentication throttle: a token bucket per client address (burst and
+// refill: FAILED_AUTH in limits.ts). Only failures draw from it; it is checked before
 // the token. Memory is bounded: a full bucket is the same as no entry, so
 // those are pruned first, and past `maxEntries` the least recently failed
 // addresses are forgotten (cycling addresses defeats a per-address limit anyway).
+
+import { FAILED_AUTH } from '../limits.js';
 
 export interface ThrottleOptions {
   burst: number;
@@ -19,7 +21,7 @@ export class FailedAuthThrottle {
   private readonly buckets = new Map<string, Bucket>();
   private readonly msPerToken: number;
 
-  constructor(private readonly options: ThrottleOptions = { burst: 10, refillPerMinute: 10, maxEntries: 100_000 }) {
+  constructor(private readonly options: ThrottleOptions = { burst: FAILED_AUTH.burst, refillPerMinute: FAILED_AUTH.refillPerMinute, maxEntries: FAILED_AUTH.maxAddresses }) {
     this.msPerToken = 60_000 / options.refillPerMinute;
   }
 
