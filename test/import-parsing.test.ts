@@ -48,6 +48,7 @@ test('uuid v5 matches RFC 4122 (www.example.com in the DNS namespace), and recor
   const converter = new RecordConverter(USER);
   const record = (start: string, end: string): RawRecord => ({
     attrs: { type: `${Q}StepCount`, sourceName: 'Phone', unit: 'count', value: '10', creationDate: end, startDate: start, endDate: end },
+    correlation: null,
     metadata: null,
     beats: null,
     line: 1,
@@ -81,6 +82,7 @@ test('devices keep their stable part; priority: named sources, then watch, phone
 function raw(type: string, unit: string | undefined, value: string, extra: Partial<RawRecord> = {}): RawRecord {
   return {
     attrs: { type, sourceName: 'S', unit: unit as string, value, startDate: '2024-01-01 10:00:00 +0000', endDate: '2024-01-01 10:01:00 +0000' },
+    correlation: null,
     metadata: null,
     beats: null,
     line: 7,

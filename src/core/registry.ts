@@ -65,6 +65,8 @@ export const SAMPLE_KINDS: ReadonlySet<TypeKind> = new Set<TypeKind>([
 
 const QUANTITY_PREFIX = 'HKQuantityTypeIdentifier';
 const CATEGORY_PREFIX = 'HKCategoryTypeIdentifier';
+const CORRELATION_PREFIX = 'HKCorrelationTypeIdentifier';
+const HEALTHKIT_PREFIX = 'HK';
 
 const C: Aggregation = 'cumulative';
 const D: Aggregation = 'discrete';
@@ -308,11 +310,21 @@ export function isSampleType(identifier: string): boolean {
   return info !== undefined && SAMPLE_KINDS.has(info.kind);
 }
 
+/**
+ * The kind of any HealthKit identifier, the registry's or not: the type
+ * vocabulary grows every year and writers store identifiers they do not know
+ * (an export's `HKDataTypeSleepDurationGoal`, next year's additions), so the
+ * catalog must show them. Unknown ones take their kind from the prefix:
+ * `HKCategoryTypeIdentifier…` is a category, any other `HK…` identifier a
+ * quantity (a number with the unit its record gives); a correlation is never
+ * stored itself (its records are), and a name outside HealthKit has no kind.
+ */
 export function kindOfIdentifier(identifier: string): TypeKind | undefined {
   const known = byIdentifier.get(identifier);
   if (known) return known.kind;
-  if (identifier.startsWith(QUANTITY_PREFIX)) return 'quantity';
   if (identifier.startsWith(CATEGORY_PREFIX)) return 'category';
+  if (identifier.startsWith(QUANTITY_PREFIX)) return 'quantity';
+  if (identifier.startsWith(HEALTHKIT_PREFIX) && !identifier.startsWith(CORRELATION_PREFIX)) return 'quantity';
   return undefined;
 }
 

@@ -1,7 +1,9 @@
 // The instants of an Apple Health export. export.xml writes every date as
-// `yyyy-MM-dd HH:mm:ss ±hhmm` (the phone's offset at export time, so the same
-// instant reads differently after travel); these parsers turn them into epoch
-// ms without luxon or Date.parse, because an export holds tens of millions.
+// `yyyy-MM-dd HH:mm:ss ±hhmm` — iOS 8 and 9 exports before the DTD as
+// `yyyyMMddHHmmss±hhmm` — always in the phone's offset at export time, so the
+// same instant reads differently after travel; these parsers turn them into
+// epoch ms without luxon or Date.parse, because an export holds tens of
+// millions.
 
 const DIGIT_0 = 48;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -31,8 +33,9 @@ function dayMs(year: number, month: number, day: number): number {
 let cachedDay = '';
 let cachedDayMs = NaN;
 
-/** Epoch ms of `2024-03-01 07:14:22 -0800`; NaN when the text is not one. */
+/** Epoch ms of `2024-03-01 07:14:22 -0800` (or the pre-DTD `20240301071422-0800`); NaN when the text is not one. */
 export function parseExportDate(text: string): number {
+  if (text.length === COMPACT_LENGTH) return parseCompactDate(text);
   if (text.length !== 25 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 32) {
     return NaN;
   }
@@ -56,15 +59,33 @@ export function parseExportDate(text: string): number {
   return midnight + hour * 3_600_000 + minute * 60_000 + second * 1000 - (sign === 45 ? -offsetMinutes : offsetMinutes) * 60_000;
 }
 
-/** UTC midnight (epoch ms) of a `yyyy-MM-dd` day; NaN when malformed. */
+const COMPACT_LENGTH = 19;
+
+/** Epoch ms of the iOS 8/9 `20151107171924+0100`; NaN when the text is not one. */
+function parseCompactDate(text: string): number {
+  const midnight = dayMs(digits(text, 0, 4), digits(text, 4, 2), digits(text, 6, 2));
+  const hour = digits(text, 8, 2);
+  const minute = digits(text, 10, 2);
+  const second = digits(text, 12, 2);
+  if (Number.isNaN(midnight) || !(hour <= 23 && minute <= 59 && second <= 60)) return NaN;
+  const sign = text.charCodeAt(14);
+  if (sign !== 43 && sign !== 45) return NaN;
+  const offsetMinutes = digits(text, 15, 2) * 60 + digits(text, 17, 2);
+  if (Number.isNaN(offsetMinutes)) return NaN;
+  return midnight + hour * 3_600_000 + minute * 60_000 + second * 1000 - (sign === 45 ? -offsetMinutes : offsetMinutes) * 60_000;
+}
+
+/** UTC midnight (epoch ms) of a `yyyy-MM-dd` day (iOS 8/9: `yyyyMMdd`); NaN when malformed. */
 export function parseDayMs(text: string): number {
+  if (text.length === 8) return dayMs(digits(text, 0, 4), digits(text, 4, 2), digits(text, 6, 2));
   if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return NaN;
   return dayMs(digits(text, 0, 4), digits(text, 5, 2), digits(text, 8, 2));
 }
 
 /** A `yyyy-MM-dd` calendar day as given, or null when it is not one. */
 export function calendarDay(text: string): string | null {
-  return Number.isNaN(parseDayMs(text)) ? null : text;
+  if (Number.isNaN(parseDayMs(text))) return null;
+  return text.length === 8 ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6)}` : text;
 }
 
 /** Epoch ms of a GPX `<time>` (ISO 8601 with a zone); NaN when malformed. */

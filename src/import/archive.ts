@@ -1,10 +1,19 @@
 // The archive of an Apple Health export (what the Health app writes), wherever
-// its files are: inside export.zip
-// (read with yauzl: random access through the central directory, zip64, each
-// entry inflated as a stream, never loaded whole), or already extracted (an
-// export.xml path, or the apple_health_export folder). Finds export.xml, the
-// workout-routes/*.gpx files (by file name, as FileReference names them) and
-// the electrocardiograms/*.csv files.
+// its files are: inside export.zip (read with yauzl: random access through
+// the central directory, zip64, each entry inflated as a stream, never loaded
+// whole), or already extracted (the main XML's path, or its folder).
+//
+// The main file is found by what it is, not by its name: the phone names it
+// in its own language (`export.xml`, `exportación.xml`, `导出.xml`, `dati
+// esportati.xml`…), sometimes with no `apple_health_export/` folder around it.
+// It is the first `.xml` at the top or one folder down, other than the CDA
+// document (`export_cda.xml`, `*_cda.xml`), whose root element is
+// `HealthData`. Phones write zip entry names in UTF-8 without the zip's UTF-8
+// flag, so a name is read as UTF-8 when its bytes are valid UTF-8 (and
+// NFC-normalised: one Spanish phone wrote NFD), as CP437 otherwise. macOS's
+// `__MACOSX/` and `._*` companions are not the export's. The route files
+// (workout-routes/*.gpx, by file name, as FileReference names them) and the
+// ECG files (electrocardiograms/*.csv) are the ones beside the main file.
 import { createReadStream } from 'node:fs';
 import { open as openFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -31,6 +40,12 @@ export interface Archive {
 const ZIP_MAGIC = 0x04034b50;
 const EMPTY_ZIP_MAGIC = 0x06054b50;
 const READ_CHUNK = 256 * 1024;
+/** Bytes read from a candidate's start to find its root element: past the XML declaration and a DTD of any iOS so far (~15 KB). */
+const SNIFF_BYTES = 256 * 1024;
+const ROOT = 'HealthData';
+const UTF8_FLAG = 0x800;
+const UNICODE_PATH_FIELD = 0x7075;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 async function startsLikeZip(path: string): Promise<boolean> {
   const handle = await openFile(path, 'r');
@@ -45,8 +60,85 @@ async function startsLikeZip(path: string): Promise<boolean> {
   }
 }
 
-function isExportXml(name: string): boolean {
-  return basename(name) === 'export.xml';
+/** A zip entry's name: yauzl's reading when the zip says how it is encoded, else UTF-8 when the bytes are UTF-8, else CP437 (yauzl's). */
+export function entryName(entry: Pick<yauzl.Entry, 'fileName' | 'fileNameRaw' | 'generalPurposeBitFlag' | 'extraFields'>): string {
+  const declared = (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0 || entry.extraFields.some((field) => field.id === UNICODE_PATH_FIELD);
+  if (declared) return entry.fileName.normalize('NFC');
+  try {
+    return strictUtf8.decode(entry.fileNameRaw).replace(/\\/g, '/').normalize('NFC');
+  } catch {
+    return entry.fileName;
+  }
+}
+
+/** The root element's name of an XML text's start, or null when none shows (not XML, or the start is cut too short). */
+export function rootElementName(head: string): string | null {
+  const text = head.replace(/<!--[\s\S]*?(?:-->|$)/g, '');
+  // The first tag that is not a declaration, a DOCTYPE's internal subset or an instruction.
+  let from = 0;
+  for (;;) {
+    const lt = text.indexOf('<', from);
+    if (lt === -1) return null;
+    const next = text[lt + 1];
+    if (next === '?' || next === '!') {
+      if (text.startsWith('<!DOCTYPE', lt)) {
+        // Past the internal subset: `]` then `>`, or a plain `>`.
+        const subset = text.indexOf('[', lt);
+        const close = text.indexOf('>', lt);
+        if (close === -1) return null;
+        if (subset !== -1 && subset < close) {
+          const end = text.indexOf(']>', subset);
+          const endSpaced = /\]\s*>/.exec(text.slice(subset));
+          if (end === -1 && endSpaced === null) return null;
+          from = endSpaced === null ? end + 2 : subset + endSpaced.index + endSpaced[0].length;
+        } else {
+          from = close + 1;
+        }
+      } else {
+        from = lt + 2;
+      }
+      continue;
+    }
+    const match = /^<([^\s/>!?]+)/.exec(text.slice(lt, lt + 256));
+    return match === null ? null : match[1];
+  }
+}
+
+async function readHead(input: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of input) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= SNIFF_BYTES) break;
+    }
+  } catch {
+    // A file damaged further on still shows its root; reading it later names the line where it breaks.
+  } finally {
+    input.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, SNIFF_BYTES).toString('utf8');
+}
+
+async function isHealthData(entry: ArchiveEntry): Promise<boolean> {
+  try {
+    return rootElementName(await readHead(await entry.open())) === ROOT;
+  } catch {
+    return false;
+  }
+}
+
+/** A candidate for the main file: an `.xml` at the top or one folder down, not the CDA document, not a macOS companion. */
+function isCandidate(name: string): boolean {
+  const parts = name.split('/');
+  const file = parts[parts.length - 1];
+  const lower = file.toLowerCase();
+  return parts.length <= 2 && lower.endsWith('.xml') && !lower.endsWith('_cda.xml') && !file.startsWith('._') && parts[0] !== '__MACOSX';
+}
+
+function isCompanion(name: string): boolean {
+  return name.startsWith('__MACOSX/') || basename(name).startsWith('._');
 }
 
 function plainFile(path: string, size: number): ArchiveEntry {
@@ -61,7 +153,7 @@ async function filesIn(dir: string, extension: string): Promise<ArchiveEntry[]> 
     return [];
   }
   const entries: ArchiveEntry[] = [];
-  for (const name of names.filter((n) => n.toLowerCase().endsWith(extension)).sort()) {
+  for (const name of names.filter((n) => n.toLowerCase().endsWith(extension) && !n.startsWith('._')).sort()) {
     const path = join(dir, name);
     entries.push(plainFile(path, (await stat(path)).size));
   }
@@ -79,69 +171,89 @@ async function openExtracted(xmlPath: string): Promise<Archive> {
   };
 }
 
+/** The folder's main file: its own `.xml` files first, then those one folder down. */
+async function findInFolder(path: string): Promise<string> {
+  const candidates: string[] = [];
+  const listing = await readdir(path, { withFileTypes: true });
+  const sorted = listing.sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of sorted) if (entry.isFile() && isCandidate(entry.name)) candidates.push(join(path, entry.name));
+  for (const entry of sorted) {
+    if (!entry.isDirectory() || entry.name === '__MACOSX') continue;
+    const inner = await readdir(join(path, entry.name), { withFileTypes: true }).catch(() => []);
+    for (const file of inner.sort((a, b) => (a.name < b.name ? -1 : 1))) if (file.isFile() && isCandidate(file.name)) candidates.push(join(path, entry.name, file.name));
+  }
+  for (const candidate of candidates) if (await isHealthData(plainFile(candidate, 0))) return candidate;
+  throw new ImportInputError(`${path}: no Apple Health export in this folder (no .xml here or one folder down whose root element is <HealthData>)`);
+}
+
 async function openZip(path: string): Promise<Archive> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
   } catch (error) {
-    throw new ImportInputError(`${path}: not a complete zip archive (${(error as Error).message}); the file is probably truncated: copy or export it again`);
+    throw new ImportInputError(`${path}: not a zip archive, or a truncated or damaged one (${(error as Error).message}); copy or export it again`);
   }
-  const entryOf = (entry: yauzl.Entry): ArchiveEntry => ({
-    label: `${path}:${entry.fileName}`,
+  const entryOf = (entry: yauzl.Entry, name: string): ArchiveEntry => ({
+    label: `${path}:${name}`,
     size: entry.uncompressedSize,
     open: async () => {
       try {
         return await zip.openReadStreamPromise(entry);
       } catch (error) {
-        throw new ImportInputError(`${path}:${entry.fileName}: cannot be read (${(error as Error).message})`);
+        throw new ImportInputError(`${path}:${name}: cannot be read (${(error as Error).message})`);
       }
     },
   });
-  let xml: yauzl.Entry | null = null;
-  const routes = new Map<string, ArchiveEntry>();
-  const ecgs: ArchiveEntry[] = [];
+  const files: Array<{ name: string; entry: ArchiveEntry }> = [];
   try {
     for await (const entry of zip.eachEntry()) {
-      const name = entry.fileName;
-      if (name.endsWith('/')) continue;
-      const lower = name.toLowerCase();
-      if (isExportXml(name)) {
-        // The shallowest export.xml wins (apple_health_export/export.xml).
-        if (xml === null || name.split('/').length < xml.fileName.split('/').length) xml = entry;
-      } else if (lower.endsWith('.gpx')) {
-        routes.set(basename(name), entryOf(entry));
-      } else if (lower.endsWith('.csv')) {
-        ecgs.push(entryOf(entry));
-      }
+      const name = entryName(entry);
+      if (name.endsWith('/') || isCompanion(name)) continue;
+      files.push({ name, entry: entryOf(entry, name) });
     }
   } catch (error) {
     zip.close();
     throw new ImportInputError(`${path}: the zip's directory is damaged (${(error as Error).message}); copy or export it again`);
   }
-  if (xml === null) {
+  let main: { name: string; entry: ArchiveEntry } | undefined;
+  for (const file of files) {
+    if (isCandidate(file.name) && (await isHealthData(file.entry))) {
+      main = file;
+      break;
+    }
+  }
+  if (main === undefined) {
     zip.close();
-    throw new ImportInputError(`${path}: no export.xml inside; is this the export.zip of the Health app?`);
+    const xmls = files.filter((file) => file.name.toLowerCase().endsWith('.xml')).map((file) => file.name);
+    throw new ImportInputError(
+      `${path}: no Apple Health export inside: no .xml at the top or one folder down whose root element is <HealthData>${xmls.length > 0 ? ` (found ${xmls.slice(0, 5).join(', ')})` : ''}; is this the export.zip of the Health app?`,
+    );
+  }
+  const folder = main.name.slice(0, main.name.lastIndexOf('/') + 1);
+  const routes = new Map<string, ArchiveEntry>();
+  const ecgs: ArchiveEntry[] = [];
+  for (const { name, entry } of files) {
+    if (!name.startsWith(folder)) continue;
+    const lower = name.toLowerCase();
+    if (lower.endsWith('.gpx')) routes.set(basename(name), entry);
+    else if (lower.endsWith('.csv') && name.slice(folder.length).split('/').includes('electrocardiograms')) ecgs.push(entry);
   }
   ecgs.sort((a, b) => (a.label < b.label ? -1 : 1));
-  return { xml: entryOf(xml), routes, ecgs, close: () => zip.close() };
+  return { xml: main.entry, routes, ecgs, close: () => zip.close() };
 }
 
-/** Opens export.zip, an export.xml, or the folder an export was extracted to. */
+/** Opens export.zip, the export's main XML file, or the folder an export was extracted to. */
 export async function openArchive(path: string): Promise<Archive> {
   let info;
   try {
     info = await stat(path);
   } catch {
-    throw new ImportInputError(`${path}: no such file`);
+    throw new ImportInputError(`${path}: no such file or folder`);
   }
-  if (info.isDirectory()) {
-    const xmlPath = join(path, 'export.xml');
-    try {
-      await stat(xmlPath);
-    } catch {
-      throw new ImportInputError(`${path}: no export.xml in this folder`);
-    }
-    return openExtracted(xmlPath);
+  if (info.isDirectory()) return openExtracted(await findInFolder(path));
+  if ((await startsLikeZip(path)) || path.toLowerCase().endsWith('.zip')) return openZip(path);
+  if (!(await isHealthData(plainFile(path, info.size)))) {
+    throw new ImportInputError(`${path}: neither a zip archive nor an Apple Health export XML (its root element is not <HealthData>); name export.zip, the export's main .xml or its folder`);
   }
-  return (await startsLikeZip(path)) ? openZip(path) : openExtracted(path);
+  return openExtracted(path);
 }

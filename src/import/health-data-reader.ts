@@ -1,9 +1,12 @@
-// Streaming reader of the HealthData XML (export.xml; HealthKit export DTD versions 8 to 14).
-// xml-tokenizer.ts tokenizes; this file knows the shape: it gathers each top-level
-// element with its children (metadata, workout statistics, events, routes,
-// activities) into a plain object and hands it over when it closes, so memory
-// holds one element at a time whatever the file's size. Records nested in a
-// Correlation are not handed over: the export repeats them at top level.
+// Streaming reader of the HealthData XML (export.xml, whatever the phone's
+// language named it; HealthKit export DTD versions 1 to 14 and the iOS 8/9
+// layout before the DTD). xml-tokenizer.ts tokenizes; this file knows the
+// shape: it gathers each top-level element with its children (metadata,
+// workout statistics, events, routes, activities) into a plain object and
+// hands it over when it closes, so memory holds one element at a time
+// whatever the file's size. Records nested in a Correlation are handed over
+// too, marked with the correlation's type: exports usually repeat them at top
+// level, but not always (xml-intake.ts stores each once).
 import { ImportInputError } from './errors.js';
 import { XmlSyntaxError, XmlTokenizer } from './xml-tokenizer.js';
 
@@ -12,6 +15,8 @@ export type Metadata = Record<string, string>;
 
 export interface RawRecord {
   attrs: Attributes;
+  /** The type of the Correlation it is nested in (HKCorrelationTypeIdentifierBloodPressure…), or null at top level. */
+  correlation: string | null;
   metadata: Metadata | null;
   /** HeartRateVariabilityMetadataList: the instantaneous beats behind an HRV sample. */
   beats: Array<{ bpm: string; time: string }> | null;
@@ -54,14 +59,22 @@ export interface HealthDataHandler {
   exportDate(value: string, line: number): void;
   me(attrs: Attributes, line: number): void;
   record(record: RawRecord): void;
-  correlation(line: number): void;
+  /** A Correlation has closed (its records were handed over before). */
+  correlation(type: string, line: number): void;
   workout(workout: RawWorkout): void;
   activitySummary(attrs: Attributes, line: number): void;
   /** A top-level element with no table of its own (ClinicalRecord, Audiogram, VisionPrescription…). */
   other(name: string, line: number): void;
+  /** An element skipped as malformed XML (lenient reading only): its name, the type it names if one can be read, its line. */
+  malformed?(name: string, type: string | null, line: number, reason: string): void;
 }
 
-type Level = 'outside' | 'root' | 'record' | 'workout' | 'ignored';
+export interface ReaderOptions {
+  /** Skip a malformed element (counted through `malformed`) instead of stopping. */
+  lenient?: boolean;
+}
+
+type Level = 'outside' | 'root' | 'record' | 'workout' | 'correlation' | 'ignored';
 
 /** Holds the open top-level element and the child under construction inside it. */
 export class HealthDataReader {
@@ -73,6 +86,8 @@ export class HealthDataReader {
   private activity: RawWorkoutActivity | null = null;
   private event: RawWorkoutEvent | null = null;
   private route: RawWorkoutRoute | null = null;
+  private correlationAttrs: Attributes | null = null;
+  private correlationLine = 0;
   private sawRoot = false;
   /** Names of the open elements by depth (1 is HealthData). */
   private readonly names: string[] = [];
@@ -80,15 +95,20 @@ export class HealthDataReader {
   constructor(
     private readonly fileName: string,
     private readonly handler: HealthDataHandler,
+    options: ReaderOptions = {},
   ) {
-    this.tokenizer = new XmlTokenizer({
-      doctype: (text) => {
-        const version = /HealthKit Export Version:\s*(\d+)/.exec(text);
-        handler.exportVersion(version ? Number(version[1]) : null);
+    this.tokenizer = new XmlTokenizer(
+      {
+        doctype: (text) => {
+          const version = /HealthKit Export Version:\s*(\d+)/.exec(text);
+          handler.exportVersion(version ? Number(version[1]) : null);
+        },
+        open: (name, attributes, line) => this.open(name, attributes, line),
+        close: () => this.close(),
+        skipped: (name, tag, line, reason) => handler.malformed?.(name, /\stype="([^"]*)"/.exec(tag)?.[1] ?? null, line, reason),
       },
-      open: (name, attributes, line) => this.open(name, attributes, line),
-      close: () => this.close(),
-    });
+      { lenient: options.lenient === true },
+    );
   }
 
   get line(): number {
@@ -115,7 +135,7 @@ export class HealthDataReader {
 
   private malformed(error: unknown): unknown {
     if (!(error instanceof XmlSyntaxError)) return error;
-    return new ImportInputError(`${this.fileName} line ${error.line}, column ${error.column}: malformed XML: ${error.reason}`);
+    return new ImportInputError(`${this.fileName} line ${error.line}, column ${error.column}: malformed XML: ${error.reason} (--lenient skips malformed elements and goes on)`);
   }
 
   private open(name: string, attrs: Attributes, line: number): void {
@@ -133,13 +153,19 @@ export class HealthDataReader {
     }
     if (this.level === 'record') this.openInRecord(name, attrs);
     else if (this.level === 'workout') this.openInWorkout(name, attrs, depth);
+    else if (this.level === 'correlation') this.openInCorrelation(name, attrs, line, depth);
   }
 
   private openTopLevel(name: string, attrs: Attributes, line: number): void {
     switch (name) {
       case 'Record':
         this.level = 'record';
-        this.record = { attrs, metadata: null, beats: null, line };
+        this.record = { attrs, correlation: null, metadata: null, beats: null, line };
+        return;
+      case 'Correlation':
+        this.level = 'correlation';
+        this.correlationAttrs = attrs;
+        this.correlationLine = line;
         return;
       case 'Workout':
         this.level = 'workout';
@@ -154,13 +180,19 @@ export class HealthDataReader {
       case 'ActivitySummary':
         this.handler.activitySummary(attrs, line);
         break;
-      case 'Correlation':
-        this.handler.correlation(line);
-        break;
       default:
         this.handler.other(name, line);
     }
     this.level = 'ignored';
+  }
+
+  /** A Record inside a Correlation (depth 3), and its children. */
+  private openInCorrelation(name: string, attrs: Attributes, line: number, depth: number): void {
+    if (depth === 3) {
+      this.record = name === 'Record' ? { attrs, correlation: this.correlationAttrs?.type ?? '', metadata: null, beats: null, line } : null;
+    } else if (this.record !== null) {
+      this.openInRecord(name, attrs);
+    }
   }
 
   private openInRecord(name: string, attrs: Attributes): void {
@@ -193,7 +225,12 @@ export class HealthDataReader {
 
   private close(): void {
     const depth = this.depth--;
-    if (depth === 2) {
+    if (depth === 3 && this.level === 'correlation' && this.record !== null) {
+      this.handler.record(this.record);
+      this.record = null;
+    } else if (depth === 2) {
+      if (this.level === 'correlation') this.handler.correlation(this.correlationAttrs?.type ?? '', this.correlationLine);
+      this.correlationAttrs = null;
       if (this.level === 'record') this.handler.record(this.record as RawRecord);
       else if (this.level === 'workout') this.handler.workout(this.workout as RawWorkout);
       this.record = null;

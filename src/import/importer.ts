@@ -1,6 +1,8 @@
 // One import of an Apple Health export for one user, start to finish:
 //
-//  1. check the stored time zone, create the user;
+//  1. check the stored time zone (an embedded database that holds only the
+//     demo data is emptied first: the first real import replaces the demo
+//     and claims its zone), create the user;
 //  2. stream export.xml through the XML worker: records → samples (COPY in
 //     committed batches), workouts, rings and the profile upserted as they
 //     come, daily buckets computed in-stream when the user had no samples;
@@ -23,6 +25,7 @@ import { Progress, type ProgressOutput } from './progress.js';
 import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
 import { analyzeSamples, buildWorkoutStreams, recordUploadBatch, userHasSamples } from '../db/writes/import.js';
+import { replaceOnlyUsers } from '../db/writes/demo.js';
 import { claimTimeZone, ensureUsers } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
 
@@ -38,6 +41,15 @@ export interface ImportOptions {
   out: ProgressOutput;
   /** Samples per committed batch (default 50,000; a batch also ends at 4 MB). */
   batchRows?: number;
+  /** Skip malformed XML elements (counted in the report) instead of stopping at the first. */
+  lenient?: boolean;
+  /**
+   * The embedded database's demo users: when they are all the database holds,
+   * this import drops them and claims its own zone. Empty with DATABASE_URL.
+   */
+  demoUsers?: readonly string[];
+  /** How the refusal of another zone names a way out (another data directory, another DATABASE_URL). */
+  otherDatabase?: string;
   signal?: AbortSignal;
 }
 
@@ -47,6 +59,11 @@ export interface ImportResult {
   exportVersion: number | null;
   /** Elements read from export.xml (records, workouts, summaries…). */
   elements: number;
+  lenient: boolean;
+  /** Malformed elements skipped (lenient reading): how many, the lines of the first ones. */
+  malformed: { count: number; lines: number[] };
+  /** The embedded demo's users were dropped to make room for this import. */
+  replacedDemo: boolean;
   seconds: number;
 }
 
@@ -82,9 +99,14 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
   const warn = (line: string) => progress.note(line);
   try {
     await client.connect();
+    const demoUsers = options.demoUsers ?? [];
+    const replacedDemo = demoUsers.length > 0 && !demoUsers.includes(userId) && (await replaceOnlyUsers(client, demoUsers, options.timeZone));
+    if (replacedDemo) warn(`import: the embedded database held only the demo data: replaced by this import (days cut in ${options.timeZone})`);
     const storedZone = await claimTimeZone(client, options.timeZone);
     if (storedZone !== options.timeZone) {
-      throw new ImportUsageError(`SERVICE_TIME_ZONE is ${options.timeZone} but the database's days are cut in ${storedZone}: set SERVICE_TIME_ZONE=${storedZone} (or import into another database)`);
+      throw new ImportUsageError(
+        `SERVICE_TIME_ZONE is ${options.timeZone} but the database's days are cut in ${storedZone}: set SERVICE_TIME_ZONE=${storedZone}, or import into ${options.otherDatabase ?? 'another database'}`,
+      );
     }
     await ensureUsers(client, [userId], Date.now());
     const nameIds = await NameIds.load(client);
@@ -99,6 +121,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
         preferredSources: options.preferredSources,
         firstImport,
         nameIds: nameIds.entries(),
+        lenient: options.lenient === true,
       },
       { entry: files.xml, client, nameIds, loader, progress, report, signal },
     );
@@ -124,10 +147,20 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
 
     if (signal?.aborted) throw new ImportInterrupted();
     await recordUploadBatch(client, userId, xml.summary.exportedAtMs ?? Date.now(), samples.written);
-    return { report, samples, exportVersion: xml.summary.version, elements: xml.summary.elements, seconds: (performance.now() - started) / 1000 };
+    return {
+      report,
+      samples,
+      exportVersion: xml.summary.version,
+      elements: xml.summary.elements,
+      lenient: options.lenient === true,
+      malformed: xml.summary.malformed,
+      replacedDemo,
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     if (loader !== null) await loader.abort();
     await client.end().catch(() => {});
     files.close();
   }
 }
+

@@ -12,6 +12,9 @@
 // source counts there. The default order is the Health app's own: Apple Watch
 // first, then iPhone, then every other app or device. `--source-priority`
 // names sources (by name) that go before all of these, in the order given.
+// Names are stored exactly as written (a no-break space in "Apple Watch",
+// curly apostrophes, Arabic with tatweel and bidi marks); only the ranking
+// reads them with spaces and invisible marks made plain.
 
 export type { SourceName as SourceRef } from '../db/writes/setup.js';
 import type { SourceName as SourceRef } from '../db/writes/setup.js';
@@ -51,11 +54,21 @@ const WATCH = 0;
 const PHONE = 1;
 const OTHER = 2;
 
+/** Bidi controls, zero-width characters and the Arabic tatweel: marks that change how a name shows, not what it says. */
+const INVISIBLE = /[\u0640\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+
+/** A source name as the ranking reads it: NFKC (no-break spaces become spaces), invisible marks gone. */
+export function plainName(name: string): string {
+  return name.normalize('NFKC').replace(INVISIBLE, '');
+}
+
 function defaultRank(source: SourceRef): number {
   if (source.device.startsWith('Watch')) return WATCH;
   if (source.device.startsWith('iPhone')) return PHONE;
-  if (source.device === '' && /\bWatch\b/.test(source.name)) return WATCH;
-  if (source.device === '' && /\biPhone\b/.test(source.name)) return PHONE;
+  if (source.device !== '') return OTHER;
+  const name = plainName(source.name);
+  if (/\bWatch\b/.test(name)) return WATCH;
+  if (/\biPhone\b/.test(name)) return PHONE;
   return OTHER;
 }
 

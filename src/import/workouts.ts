@@ -3,7 +3,9 @@
 // of iOS 16 and later, falling back to the totalDistance / totalEnergyBurned
 // attributes older exports carry. Statistics, events and sub-activities are
 // kept as JSON in canonical units; a single WorkoutActivity that merely
-// repeats the workout is not a multisport segment and is left out.
+// repeats the workout is not a multisport segment and is left out. iOS 8/9
+// exports name the activity by its HKWorkoutActivityType number and the
+// source as `source`.
 import { typeInfo } from '../core/registry.js';
 import { convertToCanonical } from '../core/units.js';
 import { durationSeconds, parseExportDate } from './apple-dates.js';
@@ -49,8 +51,23 @@ function lowerFirst(text: string): string {
   return text.length === 0 ? text : text[0].toLowerCase() + text.slice(1);
 }
 
-/** `HKWorkoutActivityTypeTraditionalStrengthTraining` → `traditionalStrengthTraining`. */
+/** HKWorkoutActivityType's raw values as iOS 8/9 wrote them (the cases those versions had). */
+const ACTIVITY_NUMBERS: readonly string[] = [
+  '', 'americanFootball', 'archery', 'australianFootball', 'badminton', 'baseball', 'basketball', 'bowling', 'boxing',
+  'climbing', 'cricket', 'crossTraining', 'curling', 'cycling', 'dance', 'danceInspiredTraining', 'elliptical',
+  'equestrianSports', 'fencing', 'fishing', 'functionalStrengthTraining', 'golf', 'gymnastics', 'handball', 'hiking',
+  'hockey', 'hunting', 'lacrosse', 'martialArts', 'mindAndBody', 'mixedMetabolicCardioTraining', 'paddleSports', 'play',
+  'preparationAndRecovery', 'racquetball', 'rowing', 'rugby', 'running', 'sailing', 'skatingSports', 'snowSports',
+  'soccer', 'softball', 'squash', 'stairClimbing', 'surfingSports', 'swimming', 'tableTennis', 'tennis',
+  'trackAndField', 'traditionalStrengthTraining', 'volleyball', 'walking', 'waterFitness', 'waterPolo', 'waterSports',
+  'wrestling', 'yoga',
+];
+const OTHER_ACTIVITY_NUMBER = '3000';
+
+/** `HKWorkoutActivityTypeTraditionalStrengthTraining` (or iOS 8/9's `50`) → `traditionalStrengthTraining`. */
 export function activityTypeName(raw: string): string {
+  if (raw === OTHER_ACTIVITY_NUMBER) return 'other';
+  if (/^\d+$/.test(raw) && ACTIVITY_NUMBERS[Number(raw)]) return ACTIVITY_NUMBERS[Number(raw)];
   return lowerFirst(raw.startsWith(ACTIVITY_PREFIX) ? raw.slice(ACTIVITY_PREFIX.length) : raw);
 }
 
@@ -163,7 +180,7 @@ export function convertWorkout(raw: RawWorkout, userId: string): WorkoutRow | st
   }
 
   const creation = attrs.creationDate ? parseExportDate(attrs.creationDate) : '';
-  const sourceName = attrs.sourceName ?? '';
+  const sourceName = attrs.sourceName ?? attrs.source ?? '';
   return {
     uuid: contentUuid('workout', userId, [rawType, sourceName, creation, startMs, endMs]),
     activityType,

@@ -1,8 +1,14 @@
 // What export.xml's elements become, on the XML worker's side: records turn
 // into COPY rows (and feed the in-stream daily buckets), workouts, rings and
 // the profile are batched for the main thread, and every record taken or
-// skipped is tallied. The first skip of each kind is worth a warning that
-// names file and line.
+// skipped is tallied, so that each <Record> is accounted for once. The first
+// skip of each kind is worth a warning that names file and line.
+//
+// Records inside a Correlation (blood pressure, food) are usually written at
+// top level too, and sometimes only inside it: each is stored once. Apple
+// writes every top-level Record before the first Correlation, so the ids of
+// top-level records of the types a correlation can hold are remembered, and
+// a nested record with the same id is counted as the copy it is.
 import { SPECIAL_IDENTIFIERS } from '../core/registry.js';
 import { convertActivitySummary, type ActivityRow } from './activity-rings.js';
 import { parseExportDate } from './apple-dates.js';
@@ -21,12 +27,31 @@ const ACTIVITY_DAYS_PER_MESSAGE = 1000;
 
 const WORKOUT = SPECIAL_IDENTIFIERS.workout;
 const ACTIVITY_SUMMARY = SPECIAL_IDENTIFIERS.activitySummary;
+const MALFORMED_LINES_KEPT = 1000;
+
+/** The types HealthKit's correlations hold: blood pressure's two, food's nutrients. */
+function inCorrelations(identifier: string): boolean {
+  return identifier.startsWith('HKQuantityTypeIdentifierDietary') || identifier.startsWith('HKQuantityTypeIdentifierBloodPressure');
+}
+
+export const NESTED_COPY = "a Correlation's copy of a record stored from top level";
+export const TOP_LEVEL_COPY = 'a top-level copy of a record stored from its Correlation';
+export const CORRELATION_ITSELF = 'a Correlation is not stored itself: its records are';
+export const MALFORMED = 'malformed XML, skipped (--lenient)';
 
 export class XmlIntake implements HealthDataHandler {
   private readonly converter: RecordConverter;
   version: number | null = null;
   exportedAtMs: number | null = null;
   elements = 0;
+  /** Lines of the malformed elements skipped (lenient reading), the first MALFORMED_LINES_KEPT. */
+  readonly malformedLines: number[] = [];
+  malformedCount = 0;
+  /** Ids of top-level records of correlation types, and of records stored from a correlation. */
+  private readonly topLevelIds = new Set<string>();
+  private readonly nestedIds = new Set<string>();
+  private lastIdentifier = '';
+  private lastInCorrelations = false;
   private workouts: WorkoutRow[] = [];
   private workoutPoints = 0;
   private activityDays: ActivityRow[] = [];
@@ -50,8 +75,8 @@ export class XmlIntake implements HealthDataHandler {
 
   exportVersion(version: number | null): void {
     this.version = version;
-    if (version !== null && (version < 8 || version > 14)) {
-      this.post({ kind: 'warning', line: `warning: ${this.fileLabel}: HealthKit export version ${version}; versions 8 to 14 are known, reading it anyway` });
+    if (version !== null && (version < 1 || version > 14)) {
+      this.post({ kind: 'warning', line: `warning: ${this.fileLabel}: HealthKit export version ${version}; versions 1 to 14 are known, reading it anyway` });
     }
   }
 
@@ -67,19 +92,49 @@ export class XmlIntake implements HealthDataHandler {
   record(record: RawRecord): void {
     this.elements++;
     const row = this.converter.convert(record);
-    const identifier = record.attrs.type ?? '(no type)';
+    const identifier = record.attrs.type || '(no type)';
     if (typeof row === 'string') {
       this.skip(identifier, row, record.line);
       return;
     }
+    if (identifier !== this.lastIdentifier) {
+      this.lastIdentifier = identifier;
+      this.lastInCorrelations = inCorrelations(identifier);
+    }
+    if (this.lastInCorrelations) {
+      if (record.correlation !== null) {
+        if (this.topLevelIds.has(row.idHash)) {
+          this.report.skip(identifier, NESTED_COPY);
+          return;
+        }
+        this.nestedIds.add(row.idHash);
+      } else {
+        if (this.nestedIds.has(row.idHash)) {
+          this.report.skip(identifier, TOP_LEVEL_COPY);
+          return;
+        }
+        this.topLevelIds.add(row.idHash);
+      }
+    }
     this.rows.add(row);
     this.inline?.add(row);
     this.report.took(identifier);
+    if (this.converter.note !== null) this.report.note(identifier, this.converter.note);
   }
 
-  correlation(): void {
+  correlation(type: string): void {
     this.elements++;
-    this.report.skip('Correlation', 'its records are stored once, from their top-level copies');
+    this.report.skip(type || 'Correlation', CORRELATION_ITSELF);
+  }
+
+  malformed(name: string, type: string | null, line: number, reason: string): void {
+    this.elements++;
+    this.malformedCount++;
+    if (this.malformedLines.length < MALFORMED_LINES_KEPT) this.malformedLines.push(line);
+    const what = type ?? `<${name}>`;
+    if (this.report.skip(what, MALFORMED)) {
+      this.post({ kind: 'warning', line: `warning: ${this.fileLabel} line ${line}: <${name}>${type ? ` of ${type}` : ''} skipped: malformed XML (${reason}); --lenient goes on (all such are counted in the report)` });
+    }
   }
 
   workout(workout: RawWorkout): void {

@@ -20,6 +20,8 @@ export interface XmlWorkerInput {
   firstImport: boolean;
   /** The ids known when the import began. */
   nameIds: NameIdEntries;
+  /** Skip malformed elements (counted) instead of stopping at the first. */
+  lenient: boolean;
 }
 
 export interface XmlSummary {
@@ -32,6 +34,8 @@ export interface XmlSummary {
   typeIds: number[];
   /** Types whose records came out of start order: their buckets need the read-back. */
   outOfOrder: string[];
+  /** Malformed elements skipped (lenient reading): how many, and the lines of the first ones. */
+  malformed: { count: number; lines: number[] };
 }
 
 export type FromWorker =

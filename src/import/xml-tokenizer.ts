@@ -18,6 +18,10 @@
 // character references, control characters, text outside the root, a document
 // that ends inside a tag. It does not read DTDs: an entity declared in the
 // internal subset is refused as unknown (Apple's subset declares none).
+// Lenient reading (`--lenient`) is for the few exports a phone wrote broken
+// (iOS 8 wrote third-party metadata keys with spaces as attribute names): a
+// start tag inside the root that is not well-formed is skipped with its
+// element, reported through `skipped`, and reading goes on after it.
 // Attribute values are normalised as XML says (tab, CR and LF become spaces,
 // then references are expanded). Names are checked for ASCII punctuation
 // only: any non-ASCII character is let through.
@@ -30,6 +34,13 @@ export interface XmlTokenHandler {
   /** A start tag (or an empty-element tag, which is followed by `close`); `line` is where its `<` is. */
   open(name: string, attributes: XmlAttributes, line: number): void;
   close(name: string): void;
+  /** Lenient reading: a malformed element inside the root was skipped (its name, the raw text of its start tag, its line, what was wrong). */
+  skipped?(name: string, tag: string, line: number, reason: string): void;
+}
+
+export interface XmlTokenizerOptions {
+  /** Skip a malformed element inside the root instead of refusing the document. */
+  lenient?: boolean;
 }
 
 export class XmlSyntaxError extends Error {
@@ -108,8 +119,18 @@ export class XmlTokenizer {
   private began = false;
   /** Nothing but a byte order mark came before: where the XML declaration may stand. */
   private atStart = true;
+  /** Where the start tag being read begins (-1 while reading anything else): where lenient reading skips from. */
+  private tagStart = -1;
+  /** The buffer index of the last failure. */
+  private failedAt = 0;
+  private readonly lenient: boolean;
 
-  constructor(private readonly handler: XmlTokenHandler) {}
+  constructor(
+    private readonly handler: XmlTokenHandler,
+    options: XmlTokenizerOptions = {},
+  ) {
+    this.lenient = options.lenient === true;
+  }
 
   /** The line that parsing has reached. */
   get line(): number {
@@ -151,6 +172,80 @@ export class XmlTokenizer {
   }
 
   private parse(final: boolean): void {
+    for (;;) {
+      try {
+        this.scan(final);
+        return;
+      } catch (error) {
+        if (!this.lenient || !(error instanceof XmlSyntaxError)) throw error;
+        const skipped = this.skipMalformed(error, final);
+        if (skipped === false) throw error;
+        if (skipped === 'wait') return;
+      }
+    }
+  }
+
+  /**
+   * After a failure inside a start tag within the root: skips that element
+   * (to the end of its tag, and to its end tag unless it was empty) and
+   * reports it. 'wait' when the element's end has not arrived yet (reading
+   * resumes at its start with the next bytes); false when there is nothing
+   * to skip (the failure is not in such a tag).
+   */
+  private skipMalformed(error: XmlSyntaxError, final: boolean): 'skipped' | 'wait' | false {
+    const lt = this.tagStart;
+    if (lt < 0 || this.open.length === 0) return false;
+    const buffer = this.buffer;
+    const nameEnd = this.nameEnd(lt + 1);
+    if (nameEnd === lt + 1) return false;
+    const name = buffer.slice(lt + 1, nameEnd);
+    // The tag ends at the first ">" outside quotes, or before a "<" (which no value may hold).
+    let p = nameEnd;
+    let quote = 0;
+    for (; p < buffer.length; p++) {
+      const c = buffer.charCodeAt(p);
+      if (c === LT) break;
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+      } else if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
+        quote = c;
+      } else if (c === GT) {
+        break;
+      }
+    }
+    let end: number;
+    if (p < buffer.length && buffer.charCodeAt(p) === GT && buffer.charCodeAt(p - 1) === SLASH) {
+      end = p + 1;
+    } else if (p < buffer.length || final) {
+      // Not empty: skip its content up to its own end tag.
+      const close = buffer.indexOf('</' + name, p);
+      const after = close === -1 ? -1 : buffer.indexOf('>', close);
+      if (after === -1) {
+        if (!final) return this.waitAt(lt);
+        end = buffer.length;
+      } else {
+        end = after + 1;
+      }
+    } else {
+      return this.waitAt(lt);
+    }
+    let line = error.line;
+    for (let i = buffer.indexOf('\n', lt); i !== -1 && i < this.failedAt; i = buffer.indexOf('\n', i + 1)) line--;
+    const tag = buffer.slice(lt, Math.min(p + 1, buffer.length));
+    this.handler.skipped?.(NON_ASCII.test(name) ? utf8(name) : name, NON_ASCII.test(tag) ? utf8(tag) : tag, line, error.reason);
+    this.pos = end;
+    this.tagStart = -1;
+    this.atStart = false;
+    return 'skipped';
+  }
+
+  private waitAt(lt: number): 'wait' {
+    this.pos = lt;
+    this.tagStart = -1;
+    return 'wait';
+  }
+
+  private scan(final: boolean): void {
     const buffer = this.buffer;
     const end = buffer.length;
     let pos = this.pos;
@@ -171,10 +266,11 @@ export class XmlTokenizer {
       const next = buffer.indexOf('<', lt + 1);
       const kind = buffer.charCodeAt(lt + 1);
       let after: number;
+      this.tagStart = -1;
       if (kind === SLASH) after = this.endTag(lt);
       else if (kind === BANG) after = this.markup(lt, final);
       else if (kind === QUESTION) after = this.instruction(lt);
-      else after = this.startTag(lt);
+      else after = this.startTag((this.tagStart = lt));
       if (after === INCOMPLETE) {
         if (end - lt > MAX_CONSTRUCT) this.fail(lt, 'a tag, comment or declaration runs on past 16 MB');
         break;
@@ -413,6 +509,7 @@ export class XmlTokenizer {
   }
 
   private fail(index: number, reason: string): never {
+    this.failedAt = index;
     const line = this.lineAt(index);
     // In characters: the line's bytes before `index` decoded (those of an earlier buffer counted as bytes).
     const from = Math.max(this.lineStart, 0);

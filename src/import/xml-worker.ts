@@ -42,7 +42,7 @@ const report = new ImportReport();
 const rows = new CopyRows(input.userId, nameIds);
 const inline = input.firstImport ? new InlineAggregates(input.timeZone, input.preferredSources) : null;
 const intake = new XmlIntake(input.userId, input.label, rows, inline, report, post);
-const reader = new HealthDataReader(input.label, intake);
+const reader = new HealthDataReader(input.label, intake, { lenient: input.lenient });
 let texts = 0;
 
 async function handOverRows(): Promise<void> {
@@ -78,6 +78,7 @@ async function end(): Promise<void> {
       elements: intake.elements,
       typeIds: [...rows.typeIds],
       outOfOrder: inline === null ? [] : [...inline.outOfOrder],
+      malformed: { count: intake.malformedCount, lines: intake.malformedLines },
     },
   });
 }

@@ -2,8 +2,10 @@
 // (rows stream in as text, src/demo/copy-writer.ts), replacing its users
 // (what an earlier run wrote for the same users goes first), and fresh
 // planner statistics afterwards. Zone, users' names and types go through
-// setup.ts like every writer's.
+// setup.ts like every writer's. The importer drops users the same way to
+// replace the embedded database's demo with the first real import.
 import type pg from 'pg';
+import { replaceTimeZone } from './setup.js';
 
 /** Per table, the columns the demo's COPY rows carry, in order. */
 export const DEMO_COPY_COLUMNS = {
@@ -45,10 +47,15 @@ export interface DemoUser {
   profile: { name: string; email: string; dateOfBirthMs: number; biologicalSex: string } | null;
 }
 
+/** Drops these users and whatever is stored for them. */
+export async function dropUsers(client: pg.ClientBase, userIds: readonly string[]): Promise<void> {
+  for (const table of PER_USER_TABLES) await client.query(`DELETE FROM ${table} WHERE user_id = ANY($1::uuid[])`, [userIds]);
+}
+
 /** Drops whatever is stored for these users, then inserts them and their profiles. */
 export async function replaceUsers(client: pg.ClientBase, users: readonly DemoUser[]): Promise<void> {
   const userIds = users.map((u) => u.userId);
-  for (const table of PER_USER_TABLES) await client.query(`DELETE FROM ${table} WHERE user_id = ANY($1::uuid[])`, [userIds]);
+  await dropUsers(client, userIds);
   await client.query('INSERT INTO users (user_id, created_at_ms) SELECT * FROM unnest($1::uuid[], $2::bigint[])', [userIds, users.map((u) => u.createdAtMs)]);
   const profiled = users.filter((u) => u.profile !== null);
   await client.query(
@@ -70,8 +77,38 @@ export async function analyzeTables(client: pg.ClientBase): Promise<void> {
   await client.query('ANALYZE samples, daily_aggregates, activity_summaries, workouts, workout_streams, workout_routes, state_of_mind, upload_batches');
 }
 
+/** Whether the database holds users and all of them are among these (the embedded demo's): nothing else is stored then. */
+export async function holdsOnlyUsers(client: pg.ClientBase, userIds: readonly string[]): Promise<boolean> {
+  const { rows } = await client.query<{ only: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM users) AND NOT EXISTS (SELECT 1 FROM users WHERE user_id <> ALL($1::uuid[])) AS only',
+    [userIds],
+  );
+  return rows[0].only;
+}
+
 /** Whether the database holds any user yet (the embedded start loads the demo into an empty one). */
 export async function hasUsers(client: pg.ClientBase): Promise<boolean> {
   const { rows } = await client.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM users) AS any');
   return rows[0].any;
+}
+
+/**
+ * In one transaction: when these users are all the database holds, drops
+ * them and stores `timeZone` as the zone that cuts days (nothing is left
+ * that another zone cut). True when it did.
+ */
+export async function replaceOnlyUsers(client: pg.ClientBase, userIds: readonly string[], timeZone: string): Promise<boolean> {
+  await client.query('BEGIN');
+  try {
+    const only = await holdsOnlyUsers(client, userIds);
+    if (only) {
+      await dropUsers(client, userIds);
+      await replaceTimeZone(client, timeZone);
+    }
+    await client.query('COMMIT');
+    return only;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
 }

@@ -19,6 +19,11 @@ export async function claimTimeZone(db: Queryable, timeZone: string): Promise<st
   return rows[0].value;
 }
 
+/** Stores `timeZone` as the zone that cuts days, whatever was stored: only for a database whose days are all gone (the embedded demo replaced). */
+export async function replaceTimeZone(db: Queryable, timeZone: string): Promise<void> {
+  await db.query(`INSERT INTO settings (key, value) VALUES ('time_zone', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [timeZone]);
+}
+
 /** The zone that cut the stored days, or null when the data carries none yet. */
 export async function storedTimeZone(db: Queryable): Promise<string | null> {
   const { rows } = await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'time_zone'`);
