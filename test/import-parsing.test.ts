@@ -9,6 +9,7 @@ import { convertActivitySummary, type ActivityRow } from '../src/import/activity
 import { durationSeconds, parseDayMs, parseExportDate, parseIsoInstant } from '../src/import/apple-dates.js';
 import { NameIds } from '../src/import/name-ids.js';
 import { CopyRows } from '../src/import/copy-rows.js';
+import { entryName, rootElementName } from '../src/import/archive.js';
 import { convertEcg } from '../src/import/ecg.js';
 import { ImportInputError } from '../src/import/errors.js';
 import { HealthDataReader, type HealthDataHandler, type RawRecord, type RawWorkout } from '../src/import/health-data-reader.js';
@@ -111,8 +112,19 @@ test('records: units to canonical, category names to integers, skip reasons', ()
 
   assert.equal(c.convert(raw(`${Q}BodyMass`, 'furlong', '3')), 'unit "furlong" cannot be converted to kg');
   assert.equal(c.convert(raw(`${Q}StepCount`, 'count', 'many')), 'value is not a number');
-  assert.equal(c.convert(raw(`${Q}StepCount`, 'count', '')), 'value is not a number');
-  assert.equal(c.convert(raw('HKDataTypeSleepDurationGoal', 'hr', '8')), 'type not in the registry');
+  assert.equal(c.convert(raw(`${Q}StepCount`, 'count', '')), 'no value');
+  assert.equal(c.convert(raw(`${Q}StepCount`, 'count', undefined as unknown as string)), 'no value');
+  // Valueless category records are "not applicable" (0).
+  assert.equal(value(raw('HKCategoryTypeIdentifierLowHeartRateEvent', undefined, undefined as unknown as string)), 0);
+  assert.equal(value(raw('HKCategoryTypeIdentifierMindfulSession', undefined, '')), 0);
+  // A type outside the registry: stored with the number and its unit as given.
+  const goal = c.convert(raw('HKDataTypeSleepDurationGoal', 'hr', '8')) as SampleRow;
+  assert.deepEqual([goal.value, JSON.parse(goal.metadata as string), c.note], [8, { unit: 'hr' }, 'stored, unit as given']);
+  const newCategory = c.convert(raw('HKCategoryTypeIdentifierSomethingNew', undefined, 'HKCategoryValueSomethingNewSevere')) as SampleRow;
+  assert.deepEqual([newCategory.value, JSON.parse(newCategory.metadata as string)], [null, { value: 'HKCategoryValueSomethingNewSevere' }]);
+  assert.equal(c.convert(raw('HKCorrelationTypeIdentifierBloodPressure', undefined, '1')), 'not a HealthKit sample type');
+  // A newer spelling of a known unit converts.
+  near(value(raw(`${Q}VO2Max`, 'mL/kg·min', '41.5')), 41.5);
   assert.equal(c.convert(raw('HKWorkoutTypeIdentifier', undefined, '1')), 'a workout is not a sample');
   assert.equal(c.convert(raw('HKCategoryTypeIdentifierSleepAnalysis', undefined, 'HKCategoryValueSleepAnalysisDreaming')), 'category value "HKCategoryValueSleepAnalysisDreaming" unknown');
   const backwards = raw(`${Q}StepCount`, 'count', '1');
@@ -273,7 +285,7 @@ function collect(): { handler: HealthDataHandler; records: RawRecord[]; workouts
   };
 }
 
-test('export.xml reader: top-level elements, correlation children not repeated, workout children in place', () => {
+test('export.xml reader: top-level elements, correlation children marked with their correlation, workout children in place', () => {
   const { handler, records, workouts, seen } = collect();
   const reader = new HealthDataReader('export.xml', handler);
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
@@ -303,7 +315,10 @@ test('export.xml reader: top-level elements, correlation children not repeated, 
   for (let i = 0; i < bytes.length; i += 7) reader.write(bytes.subarray(i, i + 7));
   reader.end();
   assert.deepEqual(seen, ['version 11', 'date 2024-01-01 00:00:00 +0000', 'me', 'correlation', 'summary', 'other Audiogram']);
-  assert.deepEqual(records.map((r) => [r.attrs.type, r.metadata, r.line]), [['A', { k: 'v & wé’' }, 9]]);
+  assert.deepEqual(records.map((r) => [r.attrs.type, r.metadata, r.line, r.correlation]), [
+    ['A', { k: 'v & wé’' }, 9, null],
+    ['B', null, 12, 'C'],
+  ]);
   const [w] = workouts;
   assert.equal(w.events.length, 1);
   assert.deepEqual(w.events[0].metadata, { ek: 'ev' });
@@ -420,4 +435,94 @@ test('report: per type, skip reasons counted, first of each kind flagged, snapsh
     'A               2          3  (bad unit: 2; bad date: 1)',
     'B               1          0',
   ]);
+});
+
+test('iOS 8/9 layout: compact dates, `source`, aggregates as average/min/max, attributes as metadata, numeric enums', () => {
+  assert.equal(parseExportDate('20151107171924+0100'), Date.UTC(2015, 10, 7, 16, 19, 24));
+  assert.equal(parseExportDate('20151107171924-0130'), Date.UTC(2015, 10, 7, 18, 49, 24));
+  for (const bad of ['20151307171924+0100', '20151107251924+0100', '2015110717192+01000']) assert.ok(Number.isNaN(parseExportDate(bad)), bad);
+  assert.equal(parseDayMs('19881029'), Date.UTC(1988, 9, 29));
+  const c = new RecordConverter(USER);
+  const legacy = (attrs: Record<string, string>): RawRecord => ({
+    attrs: { source: 'Sleep Cycle', startDate: '20150101230000+0100', endDate: '20150102070000+0100', ...attrs },
+    correlation: null,
+    metadata: null,
+    beats: null,
+    line: 4,
+  });
+  // Heart rate as the night's aggregate in count/s: 1.05 → 63 per minute; min 0.9 → 54, max 1.5 → 90.
+  const heart = c.convert(legacy({ type: `${Q}HeartRate`, unit: 'count/s', min: '0.9', max: '1.5', average: '1.05', recordCount: '412' })) as SampleRow;
+  near(heart.value, 63);
+  assert.equal(heart.sourceName, 'Sleep Cycle');
+  assert.equal(heart.startMs, Date.UTC(2015, 0, 1, 22));
+  const metadata = JSON.parse(heart.metadata as string);
+  near(metadata.minimum, 54);
+  near(metadata.maximum, 90);
+  assert.equal(metadata.recordCount, 412);
+  const sleep = c.convert(legacy({ type: 'HKCategoryTypeIdentifierSleepAnalysis', unit: '', value: '1', sessionId: 'abc', HKWasUserEntered: '1' })) as SampleRow;
+  assert.equal(sleep.value, 1);
+  assert.deepEqual(JSON.parse(sleep.metadata as string), { sessionId: 'abc', HKWasUserEntered: '1' });
+  // A category record without a value is "not applicable" (0): for sleep, in bed.
+  assert.equal((c.convert(legacy({ type: 'HKCategoryTypeIdentifierSleepAnalysis', unit: '' })) as SampleRow).value, 0);
+  assert.equal((c.convert(legacy({ type: `${Q}StepCount`, unit: 'count', value: '12', recordCount: '1' })) as SampleRow).metadata, null);
+  assert.deepEqual(convertMe({ HKCharacteristicTypeIdentifierDateOfBirth: '19881029', HKCharacteristicTypeIdentifierBiologicalSex: '2' }), { dateOfBirthMs: Date.UTC(1988, 9, 29), biologicalSex: 'male' });
+  assert.equal(convertMe({ HKCharacteristicTypeIdentifierBiologicalSex: '0' }).biologicalSex, null);
+  assert.equal(activityTypeName('37'), 'running');
+  assert.equal(activityTypeName('3000'), 'other');
+  const run = convertWorkout(workout({ workoutActivityType: '37', source: 'Runtastic', startDate: '20150101100000+0100', endDate: '20150101110000+0100', sourceName: undefined as unknown as string }), USER) as WorkoutRow;
+  assert.deepEqual([run.activityType, run.sourceName, run.startMs], ['running', 'Runtastic', Date.UTC(2015, 0, 1, 9)]);
+});
+
+test('source names are kept as written, and ranked through no-break spaces, curly apostrophes and bidi marks', () => {
+  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, []), 0);
+  assert.equal(sourcePriority({ name: 'Jonathan’s iPhone', device: '' }, []), 1);
+  assert.equal(sourcePriority({ name: '\u200fiPhone\u200f الخاص بـ\u0640\u0640أحمد', device: '' }, []), 1);
+  assert.equal(sourcePriority({ name: 'Withings', device: '' }, []), 2);
+  // The name itself is not rewritten: named priorities match it byte for byte.
+  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, ['NJR Apple\u00a0Watch']), 0);
+  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, ['NJR Apple Watch']), 1 + 0);
+});
+
+test('lenient reading skips a malformed element, counts it with its line, and goes on; strict reading stops there', () => {
+  const xml = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<HealthData locale="de_DE">',
+    ' <Record type="A" source="S" value="1"/>',
+    ' <Record type="B" source="Withings" Health Mate App Version="2.6" value="2"/>',
+    ' <Record type="C" source="S" bad attribute="x">',
+    '  <MetadataEntry key="k" value="v"/>',
+    ' </Record>',
+    ' <Record type="D" source="S" value="4"><MetadataEntry key="k" value="w"/></Record>',
+    '</HealthData>',
+  ].join('\n');
+  for (const step of [xml.length, 1, 5]) {
+    const { handler, records } = collect();
+    const skipped: Array<[string, string | null, number]> = [];
+    handler.malformed = (name, type, line) => skipped.push([name, type, line]);
+    const reader = new HealthDataReader('Exportieren.xml', handler, { lenient: true });
+    const bytes = Buffer.from(xml);
+    for (let i = 0; i < bytes.length; i += step) reader.write(bytes.subarray(i, i + step));
+    reader.end();
+    assert.deepEqual(records.map((r) => [r.attrs.type, r.metadata, r.line]), [['A', null, 3], ['D', { k: 'w' }, 8]], `step ${step}`);
+    assert.deepEqual(skipped, [['Record', 'B', 4], ['Record', 'C', 5]], `step ${step}`);
+  }
+  assert.throws(
+    () => new HealthDataReader('Exportieren.xml', collect().handler).write(Buffer.from(xml)),
+    (error: Error) => error instanceof ImportInputError && /^Exportieren\.xml line 4, column \d+: malformed XML: .*--lenient/.test(error.message),
+  );
+  // What is not a malformed element inside the root still stops a lenient reading.
+  assert.throws(() => new HealthDataReader('x.xml', collect().handler, { lenient: true }).write(Buffer.from('<HealthData>\n <Record type="A"></Workout>\n')), /line 2/);
+});
+
+test('zip entry names: UTF-8 without the flag (NFC), CP437 otherwise; the main file found by its root element', () => {
+  const entry = (raw: Buffer, flag = 0, cp437 = '?') => ({ fileName: cp437, fileNameRaw: raw, generalPurposeBitFlag: flag, extraFields: [] });
+  // `exportación.xml` with the ó written as o + U+0301 (NFD), no UTF-8 flag.
+  assert.equal(entryName(entry(Buffer.from('exportacio\u0301n.xml'))), 'exportación.xml');
+  assert.equal(entryName(entry(Buffer.from('apple_health_export/导出.xml'))), 'apple_health_export/导出.xml');
+  // Not UTF-8 (0x82 alone): yauzl's CP437 reading stands.
+  assert.equal(entryName(entry(Buffer.from([0x65, 0x82, 0x2e, 0x78, 0x6d, 0x6c]), 0, 'eé.xml')), 'eé.xml');
+  assert.equal(entryName(entry(Buffer.from('x'), 0x800, 'de\u0301claré.xml')), 'déclaré.xml');
+  assert.equal(rootElementName('<?xml version="1.0"?>\n<!DOCTYPE HealthData [\n<!-- <Record> -->\n<!ATTLIST VisionPrescription\n]>\n<HealthData locale="ar_SA">'), 'HealthData');
+  assert.equal(rootElementName('\uFEFF<ClinicalDocument xmlns="urn:hl7-org:v3">'), 'ClinicalDocument');
+  assert.equal(rootElementName('<?xml version="1.0"?>\n<!DOCTYPE HealthData ['), null);
 });

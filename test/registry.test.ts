@@ -16,7 +16,7 @@ import {
   typeInfo,
   unitOf,
 } from '../src/core/registry.js';
-import { convertToCanonical } from '../src/core/units.js';
+import { convertToCanonical, convertUnit, parseUnit } from '../src/core/units.js';
 
 const Q = 'HKQuantityTypeIdentifier';
 const CAT = 'HKCategoryTypeIdentifier';
@@ -166,6 +166,9 @@ test('kinds of unknown identifiers follow the prefix rules', () => {
   assert.equal(kindOfIdentifier(`${Q}SomethingNew`), 'quantity');
   assert.equal(kindOfIdentifier(`${CAT}SomethingNew`), 'category');
   assert.equal(kindOfIdentifier('HKCorrelationTypeIdentifierBloodPressure'), undefined);
+  // Outside both families, a HealthKit identifier is a number with a unit (exports' HKDataTypeSleepDurationGoal).
+  assert.equal(kindOfIdentifier('HKDataTypeSleepDurationGoal'), 'quantity');
+  assert.equal(kindOfIdentifier('NotHealthKit'), undefined);
   assert.equal(kindOfIdentifier(''), undefined);
   assert.equal(kindOfIdentifier(SLEEP_ANALYSIS), 'category');
   assert.equal(kindOfIdentifier(`${Q}StepCount`), 'quantity');
@@ -294,4 +297,39 @@ test('conversions that cannot be done', () => {
   assert.equal(convertToCanonical(`${Q}BloodGlucose`, 5.5, 'mmol/L'), undefined); // no molar mass
   assert.equal(convertToCanonical(`${Q}NoSuchType`, 1, 'count'), undefined);
   assert.equal(convertToCanonical(SLEEP_ANALYSIS, 1, 'count'), undefined);
+});
+
+test('units are parsed: new spellings of a known dimension convert, whatever the separators, prefixes and case', () => {
+  // VO2 max as Apple has spelled it over the years: all ml per kg per minute.
+  for (const unit of ['mL/kg·min', 'mL/min·kg', 'ml/kg*min', 'ml/(kg*min)', 'mL/kg⋅min', 'mL / kg · min']) {
+    assertClose(convertToCanonical(`${Q}VO2Max`, 41.2, unit), 41.2);
+  }
+  assertClose(convertToCanonical(`${Q}VO2Max`, 0.0412, 'L/kg·min'), 41.2);
+  // `/min` is a count per minute; Hz is per second.
+  assertClose(convertToCanonical(`${Q}HeartRate`, 72, '/min'), 72);
+  assertClose(convertToCanonical(`${Q}HeartRate`, 1.2, 'Hz'), 72);
+  assertClose(convertToCanonical(`${Q}BodyTemperature`, 98.6, '°F'), 37);
+  assertClose(convertToCanonical(`${Q}BodyTemperature`, 37, '°C'), 37);
+  assertClose(convertToCanonical(`${Q}BodyTemperature`, 37, '℃'), 37);
+  assertClose(convertToCanonical(`${Q}DietaryVitaminD`, 0.01, 'mg'), 10);
+  assertClose(convertToCanonical(`${Q}DietaryVitaminD`, 10, 'µg'), 10);
+  assertClose(convertToCanonical(`${Q}DietaryWater`, 1, 'ml'), 1);
+  assertClose(convertToCanonical(`${Q}DietaryWater`, 2, 'dL'), 200);
+  assertClose(convertToCanonical(`${Q}BloodGlucose`, 0.99, 'g/L'), 99);
+  assertClose(convertToCanonical(`${Q}BloodPressureSystolic`, 16, 'kPa'), 120.0098, 1e-4); // 16,000 Pa ÷ 133.322 Pa/mmHg
+  assertClose(convertToCanonical(`${Q}PhysicalEffort`, 3.1, 'kcal/(kg*hr)'), 3.1);
+  assertClose(convertToCanonical(`${Q}CyclingPower`, 4.184, 'kJ/s'), 4184);
+  assertClose(convertToCanonical(`${Q}WalkingSpeed`, 3.6, 'km/h'), 1);
+  assertClose(convertUnit(1, 'm^2', 'cm^2') as number, 10_000);
+  assert.equal(parseUnit('10^3 count')?.scale, 1000);
+});
+
+test('units that are not units, or not of the dimension, are refused', () => {
+  assert.equal(parseUnit(''), null);
+  assert.equal(parseUnit('furlong'), null);
+  assert.equal(parseUnit('m/s/s'), null);
+  assert.equal(convertToCanonical(`${Q}BodyTemperature`, 1, 'degC/min'), undefined); // an offset unit only stands alone
+  assert.equal(convertToCanonical(`${Q}OxygenSaturation`, 0.97, 'count'), undefined); // a fraction is not a count
+  assert.equal(convertToCanonical(`${Q}VO2Max`, 41.2, 'mL/kg'), undefined);
+  assert.equal(convertToCanonical(`${Q}EnvironmentalAudioExposure`, 70, 'dBHL'), undefined);
 });

@@ -104,9 +104,11 @@ export function rootElementName(head: string): string | null {
   }
 }
 
-async function readHead(input: Readable): Promise<string> {
+/** The first bytes of a file as text, and whether reading them failed (a damaged entry). */
+async function readHead(input: Readable): Promise<{ text: string; damaged: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let damaged = false;
   try {
     for await (const chunk of input) {
       chunks.push(chunk as Buffer);
@@ -114,19 +116,34 @@ async function readHead(input: Readable): Promise<string> {
       if (size >= SNIFF_BYTES) break;
     }
   } catch {
-    // A file damaged further on still shows its root; reading it later names the line where it breaks.
+    damaged = true;
   } finally {
     input.destroy();
   }
-  return Buffer.concat(chunks).subarray(0, SNIFF_BYTES).toString('utf8');
+  return { text: Buffer.concat(chunks).subarray(0, SNIFF_BYTES).toString('utf8'), damaged };
 }
 
-async function isHealthData(entry: ArchiveEntry): Promise<boolean> {
+/** 'yes' when the root is HealthData; 'unreadable' when the file breaks before its root shows (reading it names where). */
+async function isHealthData(entry: ArchiveEntry): Promise<'yes' | 'no' | 'unreadable'> {
   try {
-    return rootElementName(await readHead(await entry.open())) === ROOT;
+    const head = await readHead(await entry.open());
+    const root = rootElementName(head.text);
+    if (root === ROOT) return 'yes';
+    return root === null && head.damaged ? 'unreadable' : 'no';
   } catch {
-    return false;
+    return 'unreadable';
   }
+}
+
+/** The first candidate whose root is HealthData; else the first that could not be read far enough to tell (its import names the damage). */
+async function mainOf<T>(candidates: readonly T[], entry: (candidate: T) => ArchiveEntry): Promise<T | undefined> {
+  let unreadable: T | undefined;
+  for (const candidate of candidates) {
+    const verdict = await isHealthData(entry(candidate));
+    if (verdict === 'yes') return candidate;
+    if (verdict === 'unreadable') unreadable ??= candidate;
+  }
+  return unreadable;
 }
 
 /** A candidate for the main file: an `.xml` at the top or one folder down, not the CDA document, not a macOS companion. */
@@ -182,7 +199,8 @@ async function findInFolder(path: string): Promise<string> {
     const inner = await readdir(join(path, entry.name), { withFileTypes: true }).catch(() => []);
     for (const file of inner.sort((a, b) => (a.name < b.name ? -1 : 1))) if (file.isFile() && isCandidate(file.name)) candidates.push(join(path, entry.name, file.name));
   }
-  for (const candidate of candidates) if (await isHealthData(plainFile(candidate, 0))) return candidate;
+  const main = await mainOf(candidates, (candidate) => plainFile(candidate, 0));
+  if (main !== undefined) return main;
   throw new ImportInputError(`${path}: no Apple Health export in this folder (no .xml here or one folder down whose root element is <HealthData>)`);
 }
 
@@ -215,13 +233,10 @@ async function openZip(path: string): Promise<Archive> {
     zip.close();
     throw new ImportInputError(`${path}: the zip's directory is damaged (${(error as Error).message}); copy or export it again`);
   }
-  let main: { name: string; entry: ArchiveEntry } | undefined;
-  for (const file of files) {
-    if (isCandidate(file.name) && (await isHealthData(file.entry))) {
-      main = file;
-      break;
-    }
-  }
+  const main = await mainOf(
+    files.filter((file) => isCandidate(file.name)),
+    (file) => file.entry,
+  );
   if (main === undefined) {
     zip.close();
     const xmls = files.filter((file) => file.name.toLowerCase().endsWith('.xml')).map((file) => file.name);
@@ -252,7 +267,7 @@ export async function openArchive(path: string): Promise<Archive> {
   }
   if (info.isDirectory()) return openExtracted(await findInFolder(path));
   if ((await startsLikeZip(path)) || path.toLowerCase().endsWith('.zip')) return openZip(path);
-  if (!(await isHealthData(plainFile(path, info.size)))) {
+  if ((await isHealthData(plainFile(path, info.size))) === 'no') {
     throw new ImportInputError(`${path}: neither a zip archive nor an Apple Health export XML (its root element is not <HealthData>); name export.zip, the export's main .xml or its folder`);
   }
   return openExtracted(path);

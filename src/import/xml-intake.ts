@@ -8,7 +8,8 @@
 // top level too, and sometimes only inside it: each is stored once. Apple
 // writes every top-level Record before the first Correlation, so the ids of
 // top-level records of the types a correlation can hold are remembered, and
-// a nested record with the same id is counted as the copy it is.
+// a nested record with the same id is counted as the copy it is. A record
+// repeated identically (some exports hold a few) is stored once too.
 import { SPECIAL_IDENTIFIERS } from '../core/registry.js';
 import { convertActivitySummary, type ActivityRow } from './activity-rings.js';
 import { parseExportDate } from './apple-dates.js';
@@ -38,6 +39,7 @@ export const NESTED_COPY = "a Correlation's copy of a record stored from top lev
 export const TOP_LEVEL_COPY = 'a top-level copy of a record stored from its Correlation';
 export const CORRELATION_ITSELF = 'a Correlation is not stored itself: its records are';
 export const MALFORMED = 'malformed XML, skipped (--lenient)';
+export const IDENTICAL = 'repeats an identical record: stored once';
 
 export class XmlIntake implements HealthDataHandler {
   private readonly converter: RecordConverter;
@@ -52,6 +54,9 @@ export class XmlIntake implements HealthDataHandler {
   private readonly nestedIds = new Set<string>();
   private lastIdentifier = '';
   private lastInCorrelations = false;
+  /** The ids of the records of `lastIdentifier` that start at `lastStartMs` (records come grouped by type, in start order): an identical repeat is told apart from them. */
+  private lastStartMs = NaN;
+  private readonly idsAtLastStart: string[] = [];
   private workouts: WorkoutRow[] = [];
   private workoutPoints = 0;
   private activityDays: ActivityRow[] = [];
@@ -100,7 +105,16 @@ export class XmlIntake implements HealthDataHandler {
     if (identifier !== this.lastIdentifier) {
       this.lastIdentifier = identifier;
       this.lastInCorrelations = inCorrelations(identifier);
+      this.lastStartMs = NaN;
     }
+    if (row.startMs !== this.lastStartMs) {
+      this.lastStartMs = row.startMs;
+      this.idsAtLastStart.length = 0;
+    } else if (this.idsAtLastStart.includes(row.idHash)) {
+      this.report.skip(identifier, IDENTICAL);
+      return;
+    }
+    this.idsAtLastStart.push(row.idHash);
     if (this.lastInCorrelations) {
       if (record.correlation !== null) {
         if (this.topLevelIds.has(row.idHash)) {
