@@ -5,10 +5,10 @@
 // crash mid-way followed by a re-run ends with exactly one complete import.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, stopOwnCluster, tmpRoot, type TestDatabase } from './support/db.js';
+import { importCli } from './support/import-cli.js';
 import { startServer } from './support/server.js';
 import {
   appleExportXml,
@@ -20,29 +20,10 @@ import {
   writeZip,
 } from './support/apple-export.js';
 
-const CLI = join(process.cwd(), 'dist', 'src', 'import', 'cli.js');
 const USER = '5e1f3a2b-8c4d-4e6f-a7b8-9c0d1e2f3a4b';
 const ZONE = 'America/New_York';
 const MIN = 60_000;
 const utc = (iso: string) => Date.parse(iso);
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function importCli(args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<Run> {
-  const base: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') base[key] = value;
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  onSpawn?.(() => child.kill('SIGKILL'));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 let db: TestDatabase;
 let dir: string;

@@ -109,6 +109,7 @@ function printReport(command: Command, userId: string, result: ImportResult): vo
       `${formatCount(result.samples.written)} samples written (${formatCount(result.samples.inserted)} new), ` +
       `export version ${result.exportVersion ?? 'none (no DTD: the iOS 8/9 layout)'}, peak memory ${peakMb} MB, CPU ${cpuSeconds.toFixed(1)} s`,
   );
+  console.log(`main file: ${result.mainFile}`);
   const { count, lines } = result.malformed;
   if (!result.lenient) console.log('XML read strictly: a malformed element would have stopped the import (--lenient skips them)');
   else if (count === 0) console.log('XML read leniently (--lenient): no malformed element');

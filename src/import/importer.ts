@@ -59,6 +59,8 @@ export interface ImportResult {
   exportVersion: number | null;
   /** Elements read from export.xml (records, workouts, summaries…). */
   elements: number;
+  /** How messages name the main XML file (`export.zip:apple_health_export/导出.xml`). */
+  mainFile: string;
   lenient: boolean;
   /** Malformed elements skipped (lenient reading): how many, the lines of the first ones. */
   malformed: { count: number; lines: number[] };
@@ -152,6 +154,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
       samples,
       exportVersion: xml.summary.version,
       elements: xml.summary.elements,
+      mainFile: files.xml.label,
       lenient: options.lenient === true,
       malformed: xml.summary.malformed,
       replacedDemo,

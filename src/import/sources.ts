@@ -65,7 +65,7 @@ export function plainName(name: string): string {
 function defaultRank(source: SourceRef): number {
   if (source.device.startsWith('Watch')) return WATCH;
   if (source.device.startsWith('iPhone')) return PHONE;
-  if (source.device !== '') return OTHER;
+  // The source is who wrote: a phone that recorded through an accessory (a car, a strap) is still the phone.
   const name = plainName(source.name);
   if (/\bWatch\b/.test(name)) return WATCH;
   if (/\biPhone\b/.test(name)) return PHONE;
