@@ -10,13 +10,17 @@ import { XmlSyntaxError, XmlTokenizer } from '../src/import/xml-tokenizer.js';
 
 type Event = string;
 
-function tokenize(pieces: readonly Uint8Array[]): Event[] {
+function tokenize(pieces: readonly Uint8Array[], lenient = false): Event[] {
   const events: Event[] = [];
-  const tokenizer = new XmlTokenizer({
-    doctype: (text) => events.push(`doctype ${text}`),
-    open: (name, attributes, line) => events.push(`open ${name} ${JSON.stringify(Object.entries(attributes))} @${line}`),
-    close: (name) => events.push(`close ${name}`),
-  });
+  const tokenizer = new XmlTokenizer(
+    {
+      doctype: (text) => events.push(`doctype ${text}`),
+      open: (name, attributes, line) => events.push(`open ${name} ${JSON.stringify(Object.entries(attributes))} @${line}`),
+      close: (name) => events.push(`close ${name}`),
+      skipped: (name, _tag, line) => events.push(`skipped ${name} @${line}`),
+    },
+    { lenient },
+  );
   for (const piece of pieces) tokenizer.write(piece);
   tokenizer.close();
   return events;
@@ -163,6 +167,24 @@ test('random documents: the same elements, attributes and lines as saxes, howeve
       const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE x [\n<!-- v -->\n]>\n${render(root, '')}`;
       // saxes reports the line where a start tag ends; ours is where it begins: render keeps each tag on one line.
       assert.deepEqual(tokenize(cut(xml, cuts)), saxesEvents(xml));
+      // Lenient reading of a well-formed document is strict reading.
+      assert.deepEqual(tokenize(cut(xml, cuts), true), saxesEvents(xml));
+    }),
+    { numRuns: 300 },
+  );
+  // A malformed first child of the root (an attribute name with a space, as iOS 8 wrote them): skipped whole, the rest the same.
+  const size = (n: Node): number => 1 + n.children.reduce((sum, c) => sum + size(c), 0);
+  fc.assert(
+    fc.property(node(4).filter((root) => root.children.length > 0), fc.array(fc.nat(), { maxLength: 6 }), (root, cuts) => {
+      const head = `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE x [\n<!-- v -->\n]>\n`;
+      const xml = head + render(root, '');
+      const firstChild = root.children[0];
+      const broken = head + render({ ...root, children: [{ ...firstChild, attributes: [...firstChild.attributes, ['Health Mate', 'x']] }, ...root.children.slice(1)] }, '');
+      const strict = saxesEvents(xml);
+      const childLine = /@(\d+)$/.exec(strict[2])![1];
+      const expected = [...strict.slice(0, 2), `skipped ${firstChild.name} @${childLine}`, ...strict.slice(2 + 2 * size(firstChild))];
+      assert.deepEqual(tokenize(cut(broken, cuts), true), expected);
+      assert.throws(() => tokenize(cut(broken, cuts)), XmlSyntaxError);
     }),
     { numRuns: 300 },
   );

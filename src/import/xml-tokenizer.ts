@@ -218,13 +218,12 @@ export class XmlTokenizer {
       end = p + 1;
     } else if (p < buffer.length || final) {
       // Not empty: skip its content up to its own end tag.
-      const close = buffer.indexOf('</' + name, p);
-      const after = close === -1 ? -1 : buffer.indexOf('>', close);
-      if (after === -1) {
+      const after = this.endOfContent(name, p);
+      if (after === INCOMPLETE) {
         if (!final) return this.waitAt(lt);
         end = buffer.length;
       } else {
-        end = after + 1;
+        end = after;
       }
     } else {
       return this.waitAt(lt);
@@ -237,6 +236,25 @@ export class XmlTokenizer {
     this.tagStart = -1;
     this.atStart = false;
     return 'skipped';
+  }
+
+  /** Just past the end tag that closes an element `name` whose content starts at `from` (elements of the same name inside it counted), or INCOMPLETE. */
+  private endOfContent(name: string, from: number): number {
+    const buffer = this.buffer;
+    let depth = 1;
+    for (let lt = buffer.indexOf('<', from); lt !== -1; lt = buffer.indexOf('<', lt + 1)) {
+      const closing = buffer.charCodeAt(lt + 1) === SLASH;
+      const at = closing ? lt + 2 : lt + 1;
+      if (!buffer.startsWith(name, at) || this.nameEnd(at) !== at + name.length) continue;
+      const gt = buffer.indexOf('>', at);
+      if (gt === -1) return INCOMPLETE;
+      if (closing) {
+        if (--depth === 0) return gt + 1;
+      } else if (buffer.charCodeAt(gt - 1) !== SLASH) {
+        depth++;
+      }
+    }
+    return INCOMPLETE;
   }
 
   private waitAt(lt: number): 'wait' {
