@@ -4,12 +4,14 @@
 // in-stream daily buckets, COPY text, the report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { convertActivitySummary, type ActivityRow } from '../src/import/activity-rings.js';
 import { durationSeconds, parseDayMs, parseExportDate, parseIsoInstant } from '../src/import/apple-dates.js';
 import { NameIds } from '../src/import/name-ids.js';
 import { CopyRows } from '../src/import/copy-rows.js';
-import { entryName, rootElementName } from '../src/import/archive.js';
+import { entryName, openArchive, rootElementName } from '../src/import/archive.js';
 import { convertEcg } from '../src/import/ecg.js';
 import { ImportInputError } from '../src/import/errors.js';
 import { HealthDataReader, type HealthDataHandler, type RawRecord, type RawWorkout } from '../src/import/health-data-reader.js';
@@ -21,6 +23,7 @@ import { RecordConverter, type SampleRow } from '../src/import/records.js';
 import { ImportReport } from '../src/import/report.js';
 import { deviceOf, sourcePriority } from '../src/import/sources.js';
 import { activityTypeName, convertWorkout, type WorkoutRow } from '../src/import/workouts.js';
+import { tmpRoot } from './support/db.js';
 
 const USER = '5e1f3a2b-8c4d-4e6f-a7b8-9c0d1e2f3a4b';
 const Q = 'HKQuantityTypeIdentifier';
@@ -525,4 +528,28 @@ test('zip entry names: UTF-8 without the flag (NFC), CP437 otherwise; the main f
   assert.equal(rootElementName('<?xml version="1.0"?>\n<!DOCTYPE HealthData [\n<!-- <Record> -->\n<!ATTLIST VisionPrescription\n]>\n<HealthData locale="ar_SA">'), 'HealthData');
   assert.equal(rootElementName('\uFEFF<ClinicalDocument xmlns="urn:hl7-org:v3">'), 'ClinicalDocument');
   assert.equal(rootElementName('<?xml version="1.0"?>\n<!DOCTYPE HealthData ['), null);
+});
+
+test('an extracted export: the main file found by its root one folder down, whatever its name, with the files beside it', async () => {
+  const dir = mkdtempSync(join(tmpRoot(), 'extracted-'));
+  try {
+    const inner = join(dir, 'apple_health_export');
+    for (const sub of ['workout-routes', 'electrocardiograms']) mkdirSync(join(inner, sub), { recursive: true });
+    writeFileSync(join(inner, 'export_cda.xml'), '<?xml version="1.0"?>\n<ClinicalDocument/>\n');
+    writeFileSync(join(inner, 'notes.xml'), '<?xml version="1.0"?>\n<notes/>\n');
+    writeFileSync(join(inner, 'dati esportati.xml'), '<?xml version="1.0"?>\n<!DOCTYPE HealthData [\n<!-- HealthKit Export Version: 13 -->\n]>\n<HealthData locale="it_IT"/>\n');
+    writeFileSync(join(inner, 'workout-routes', 'route_1.gpx'), '<gpx/>');
+    writeFileSync(join(inner, 'electrocardiograms', 'ecg_1.csv'), 'Name,x\n');
+    for (const path of [dir, inner, join(inner, 'dati esportati.xml')]) {
+      const archive = await openArchive(path);
+      assert.equal(archive.xml.label, join(inner, 'dati esportati.xml'), path);
+      assert.deepEqual([...archive.routes.keys()], ['route_1.gpx']);
+      assert.equal(archive.ecgs.length, 1);
+      archive.close();
+    }
+    await assert.rejects(openArchive(join(inner, 'export_cda.xml')), /neither a zip archive nor an Apple Health export XML/);
+    await assert.rejects(openArchive(join(inner, 'workout-routes')), /no Apple Health export in this folder/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

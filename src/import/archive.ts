@@ -14,7 +14,7 @@
 // `__MACOSX/` and `._*` companions are not the export's. The route files
 // (workout-routes/*.gpx, by file name, as FileReference names them) and the
 // ECG files (electrocardiograms/*.csv) are the ones beside the main file.
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Dirent } from 'node:fs';
 import { open as openFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -193,11 +193,12 @@ async function findInFolder(path: string): Promise<string> {
   const candidates: string[] = [];
   const listing = await readdir(path, { withFileTypes: true });
   const sorted = listing.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of sorted) if (entry.isFile() && isCandidate(entry.name)) candidates.push(join(path, entry.name));
+  const isFile = (entry: Dirent) => entry.isFile() || entry.isSymbolicLink();
+  for (const entry of sorted) if (isFile(entry) && isCandidate(entry.name)) candidates.push(join(path, entry.name));
   for (const entry of sorted) {
     if (!entry.isDirectory() || entry.name === '__MACOSX') continue;
     const inner = await readdir(join(path, entry.name), { withFileTypes: true }).catch(() => []);
-    for (const file of inner.sort((a, b) => (a.name < b.name ? -1 : 1))) if (file.isFile() && isCandidate(file.name)) candidates.push(join(path, entry.name, file.name));
+    for (const file of inner.sort((a, b) => (a.name < b.name ? -1 : 1))) if (isFile(file) && isCandidate(file.name)) candidates.push(join(path, entry.name, file.name));
   }
   const main = await mainOf(candidates, (candidate) => plainFile(candidate, 0));
   if (main !== undefined) return main;
