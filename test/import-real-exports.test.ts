@@ -156,7 +156,7 @@ const EXPORTS: RealExport[] = [
       const watchName = /<Workout [^>]*sourceName="([^"]*)"/.exec(xml)![1];
       assert.ok(watchName.includes('\u00a0'));
       const [workoutSource] = await db.query<{ name: string; device: string }>('SELECT src.name, src.device FROM workouts w JOIN sources src USING (source_id) WHERE w.user_id = $1', [USER]);
-      assert.equal(workoutSource.name, watchName);
+      assert.ok(workoutSource.name === watchName, 'the workout source named byte for byte as written');
       assert.equal(sourcePriority(workoutSource, []), 0);
     },
   },
