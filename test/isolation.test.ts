@@ -140,6 +140,7 @@ describe('multi-user on', () => {
       listWorkouts: { workouts: [], nextOffset: 0 },
       getWorkout: { error: 'workout not found' },
       getWorkoutSeries: { error: 'workout not found' },
+      getWorkoutRoute: { error: 'workout not found' },
       getSleepNights: { nights: [] },
       getStateOfMind: { entries: [] },
     };

@@ -189,3 +189,10 @@ test('random documents: the same elements, attributes and lines as saxes, howeve
     { numRuns: 300 },
   );
 });
+
+test('lenient reading skips a malformed element whole even when a nested one of its name quotes a ">"', () => {
+  // Found by the property above: the nested <_ A=">"/> is empty, though its first ">" is quoted.
+  const xml = '<A>\n <_ Health Mate="x">\n  <a>\n   <_ A=">"/>\n  </a>\n </_>\n <b/>\n</A>\n';
+  const expected = ['open A [] @1', 'skipped _ @2', 'open b [] @7', 'close b', 'close A'];
+  for (let at = 0; at <= xml.length; at++) assert.deepEqual(tokenize(cut(xml, [at]), true), expected, `cut at ${at}`);
+});

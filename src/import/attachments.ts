@@ -15,9 +15,15 @@ import type { ImportReport } from './report.js';
 import type { SampleLoader } from './sample-loader.js';
 import { upsertRoute } from '../db/writes/import.js';
 import type { RoutePoints } from './workouts.js';
-import type { RouteReference } from './xml-stream.js';
 
 const ECG_MAX_BYTES = 64 << 20;
+/** A workout's route files as its HealthData element names them (resolved against the archive later). */
+export interface RouteReference {
+  workoutUuid: string;
+  files: string[];
+  line: number;
+}
+
 export const ROUTE = 'workout route';
 
 export interface AttachmentDeps {

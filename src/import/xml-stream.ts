@@ -8,7 +8,7 @@
 // Names the worker meets for the first time are registered at once.
 import type pg from 'pg';
 import { Worker } from 'node:worker_threads';
-import { ROUTE } from './attachments.js';
+import { ROUTE, type RouteReference } from './attachments.js';
 import type { NameIds } from './name-ids.js';
 import { ImportInputError, ImportInterrupted } from './errors.js';
 import type { ArchiveEntry } from './archive.js';
@@ -17,12 +17,6 @@ import type { ImportReport } from './report.js';
 import type { SampleLoader } from './sample-loader.js';
 import { upsertActivitySummaries, upsertDailyBuckets, upsertProfile, upsertRoute, upsertWorkouts } from '../db/writes/import.js';
 import type { FromWorker, ToWorker, XmlSummary, XmlWorkerInput } from './xml-messages.js';
-
-export interface RouteReference {
-  workoutUuid: string;
-  files: string[];
-  line: number;
-}
 
 export interface XmlOutcome {
   summary: XmlSummary;

@@ -199,20 +199,7 @@ export class XmlTokenizer {
     const nameEnd = this.nameEnd(lt + 1);
     if (nameEnd === lt + 1) return false;
     const name = buffer.slice(lt + 1, nameEnd);
-    // The tag ends at the first ">" outside quotes, or before a "<" (which no value may hold).
-    let p = nameEnd;
-    let quote = 0;
-    for (; p < buffer.length; p++) {
-      const c = buffer.charCodeAt(p);
-      if (c === LT) break;
-      if (quote !== 0) {
-        if (c === quote) quote = 0;
-      } else if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
-        quote = c;
-      } else if (c === GT) {
-        break;
-      }
-    }
+    const p = this.tagEnd(nameEnd);
     let end: number;
     if (p < buffer.length && buffer.charCodeAt(p) === GT && buffer.charCodeAt(p - 1) === SLASH) {
       end = p + 1;
@@ -246,8 +233,9 @@ export class XmlTokenizer {
       const closing = buffer.charCodeAt(lt + 1) === SLASH;
       const at = closing ? lt + 2 : lt + 1;
       if (!buffer.startsWith(name, at) || this.nameEnd(at) !== at + name.length) continue;
-      const gt = buffer.indexOf('>', at);
-      if (gt === -1) return INCOMPLETE;
+      // A quoted value may hold ">": the tag ends at the first one outside quotes.
+      const gt = this.tagEnd(at + name.length);
+      if (gt >= buffer.length || buffer.charCodeAt(gt) !== GT) return INCOMPLETE;
       if (closing) {
         if (--depth === 0) return gt + 1;
       } else if (buffer.charCodeAt(gt - 1) !== SLASH) {
@@ -255,6 +243,25 @@ export class XmlTokenizer {
       }
     }
     return INCOMPLETE;
+  }
+
+  /** The index of the ">" ending a tag whose name ends at `from` (the first one outside quotes), or of a "<" before it (which no value may hold), or the buffer's length. */
+  private tagEnd(from: number): number {
+    const buffer = this.buffer;
+    let quote = 0;
+    let p = from;
+    for (; p < buffer.length; p++) {
+      const c = buffer.charCodeAt(p);
+      if (c === LT) break;
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+      } else if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
+        quote = c;
+      } else if (c === GT) {
+        break;
+      }
+    }
+    return p;
   }
 
   private waitAt(lt: number): 'wait' {
