@@ -1,6 +1,7 @@
 // `npm start` on a machine with no settings: the embedded PostgreSQL under the
 // data directory, migrations, demo data loaded once, a generated token kept
-// with mode 0600, and the URL, token and user printed.
+// with mode 0600, and the URL, token and user printed; after a newcomer's
+// first import replaced the demo, the next start serves the imported user.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../src/db/embedded.js';
 import { tmpRoot } from './support/db.js';
+import { importCli } from './support/import-cli.js';
 import { MAIN } from './support/server.js';
 
 interface Started {
@@ -19,12 +21,12 @@ interface Started {
   stop: () => Promise<number | null>;
 }
 
-async function startWithoutSettings(dataDir: string, pgPort: number): Promise<Started> {
+async function startWithoutSettings(dataDir: string, pgPort: number, settings: Record<string, string> = {}): Promise<Started> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') env[key] = value;
   }
-  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0' });
+  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0' }, settings);
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -84,6 +86,23 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.equal(users.status, 200);
     } finally {
       assert.equal(await second.stop(), 0);
+    }
+    // A newcomer follows README: import their export (another zone) into the embedded database.
+    const ME = '0e000000-0000-4000-8000-000000000001';
+    const imported = await importCli(['--user', ME, join(process.cwd(), '..', 'shared', 'real-exports', 'en-2016-watch-excerpt.xml')], {
+      HEALTHD_DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+      SERVICE_TIME_ZONE: 'Europe/Berlin',
+    });
+    assert.equal(imported.code, 0, imported.stderr);
+    const third = await startWithoutSettings(dataDir, pgPort, { SERVICE_TIME_ZONE: 'Europe/Berlin' });
+    try {
+      assert.equal(third.user, ME, 'the imported user is served');
+      const users = await (await fetch(third.url + '/v1/users', { headers: { authorization: `Bearer ${third.token}` } })).json();
+      assert.deepEqual(users.users.map((u: { userID: string }) => u.userID), [ME], 'the demo is gone');
+      assert.equal(users.timeZone, 'Europe/Berlin');
+    } finally {
+      assert.equal(await third.stop(), 0);
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

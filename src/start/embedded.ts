@@ -13,7 +13,7 @@ import { applyMigrations } from '../db/migrate.js';
 import { READ_ROLE } from '../db/migrations.js';
 import { ensureLoginRole } from '../db/roles.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
-import { hasUsers } from '../db/writes/demo.js';
+import { hasUsers, preferredUser } from '../db/writes/demo.js';
 import { log } from '../log.js';
 
 /** The demo an empty embedded database gets. */
@@ -46,6 +46,7 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     let readUrl: URL;
+    let defaultUserId = config.defaultUserId;
     try {
       if (!(await hasUsers(admin))) {
         log.info('loading demo data (once, into the empty embedded database)', EMBEDDED_DEMO);
@@ -57,6 +58,8 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
       readUrl = new URL(database.url);
       readUrl.username = API_LOGIN_ROLE;
       readUrl.password = password;
+      // The demo's first user while the demo is there; once a real import replaced it, the first user stored.
+      defaultUserId ??= (await preferredUser(admin, [demoUserId(EMBEDDED_DEMO.seed, 0)])) ?? demoUserId(EMBEDDED_DEMO.seed, 0);
     } finally {
       await admin.end();
     }
@@ -64,7 +67,7 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
       database,
       readUrl: readUrl.toString(),
       apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')),
-      defaultUserId: config.defaultUserId ?? demoUserId(EMBEDDED_DEMO.seed, 0),
+      defaultUserId,
     };
   } catch (error) {
     await database.close();

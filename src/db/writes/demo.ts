@@ -86,6 +86,16 @@ export async function holdsOnlyUsers(client: pg.ClientBase, userIds: readonly st
   return rows[0].only;
 }
 
+/** Of these users, the first one the database holds; else the first user it saw; null when it holds none. */
+export async function preferredUser(client: pg.ClientBase, preferred: readonly string[]): Promise<string | null> {
+  const { rows } = await client.query<{ user_id: string }>(
+    `SELECT user_id::text FROM users
+     ORDER BY array_position($1::uuid[], user_id) NULLS LAST, created_at_ms, user_id LIMIT 1`,
+    [preferred],
+  );
+  return rows[0]?.user_id ?? null;
+}
+
 /** Whether the database holds any user yet (the embedded start loads the demo into an empty one). */
 export async function hasUsers(client: pg.ClientBase): Promise<boolean> {
   const { rows } = await client.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM users) AS any');
