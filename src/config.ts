@@ -28,6 +28,8 @@ export interface Config {
   multiUser: boolean;
   timeZone: string;
   trustProxyHeaders: boolean;
+  /** SERVICE_CORS_ORIGINS: browser origins (scheme://host[:port]) allowed to call the API; empty means no CORS. */
+  corsOrigins: readonly string[];
   host: string;
   port: number;
   database: DatabaseSettings;
@@ -62,6 +64,29 @@ function uuid(env: Env, name: string): string | null {
   const canonical = canonicalUuid(raw);
   if (canonical === null) throw new ConfigError(`${name} must be a uuid`);
   return canonical;
+}
+
+/**
+ * SERVICE_CORS_ORIGINS: comma-separated exact origins, as a browser sends them
+ * in `Origin` (https://dash.example.org, http://localhost:3000). `*`, a path
+ * or a trailing slash would never match, so they are refused rather than
+ * silently allowing nothing.
+ */
+function corsOrigins(env: Env): string[] {
+  const raw = env.SERVICE_CORS_ORIGINS;
+  if (raw === undefined || raw.trim() === '') return [];
+  return [...new Set(raw.split(',').map((item) => item.trim()).filter((item) => item !== ''))].map((origin) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = null;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new ConfigError(`SERVICE_CORS_ORIGINS must list exact origins such as https://dash.example.org (scheme, lowercase host, optional port; no path, no trailing slash, no *): ${JSON.stringify(origin).slice(0, 80)} is not one`);
+    }
+    return url.origin;
+  });
 }
 
 function timeZone(env: Env): string {
@@ -109,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     multiUser: bool(env, 'SERVICE_MULTI_USER', false),
     timeZone: timeZone(env),
     trustProxyHeaders: bool(env, 'TRUST_PROXY_HEADERS', false),
+    corsOrigins: corsOrigins(env),
     host,
     port: integer(env, 'SERVICE_PORT', 8081, 0, 65535),
     database,

@@ -1,6 +1,9 @@
 // One catalogue of the API's errors. Routes throw them by name; the HTTP front
 // turns each into its status, headers and the `{"error": "..."}` body.
-import { countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS } from './limits.js';
+import { countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, MAX_EPOCH_MS } from './limits.js';
+
+/** Where a client finds the identifiers it may use (named by unknown-type refusals). */
+export const CATALOG_PATH = '/v1/catalog/types';
 
 /** The 504's message (api.md Errors), also quoted by the document. */
 export const QUERY_TIMEOUT_MESSAGE = 'query took too long; narrow the range';
@@ -22,6 +25,12 @@ const UNAUTHORIZED = new ApiError(401, 'missing or invalid bearer token', { 'WWW
 
 export const errors = {
   badRequest: (message: string) => new ApiError(400, message),
+  /** A malformed or out-of-bounds instant: names the unit, since seconds are the usual mistake. */
+  badTimestamp: (name: string) => new ApiError(400, `${name} must be a timestamp in epoch milliseconds: an integer from 0 to ${MAX_EPOCH_MS}`),
+  /** A range refused for its bounds (end not after start, over its cap). */
+  badRange: (problem: string) => new ApiError(400, `${problem} (start and end are epoch milliseconds)`),
+  unknownType: (identifier: string, suggestion: string | null) =>
+    new ApiError(400, `unknown type: ${identifier}${suggestion ? `; did you mean ${suggestion}?` : ''} (the types stored for a user are listed at ${CATALOG_PATH})`),
   unauthorized: () => UNAUTHORIZED,
   multiUserDisabled: () => new ApiError(403, 'multi-user reads are disabled'),
   otherUserForbidden: () => new ApiError(403, 'this token reads only its own user'),

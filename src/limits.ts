@@ -43,6 +43,9 @@ export const SLEEP_SESSION_GAP_MS = 3 * 3_600_000;
 
 export const SUMMARY = { markdownLinesUnder: 60, topActivityTypes: 3 } as const;
 
+/** Seconds a browser may cache a CORS preflight answer (SERVICE_CORS_ORIGINS). */
+export const CORS_PREFLIGHT_MAX_AGE_S = 600;
+
 /** Users whose catalog is kept in memory (least recently used out). */
 export const CATALOG_CACHE_USERS = 10_000;
 

@@ -171,6 +171,8 @@ test('the export column lists are the ones open-details.md fixes', () => {
       'hasRoute',
       'availableMetrics',
     ],
+    // Not in open-details.md (an additive dataset): one row per GPS point.
+    routes: ['uuid', 'activityType', 'time', 'latitude', 'longitude', 'altitude'],
     sleep: [
       'date',
       'start',

@@ -13,7 +13,7 @@ describe('refusals come before any byte of the file', () => {
     ['', 'format is required'],
     [`format=xml&dataset=samples&type=${HEART}&${range}`, 'format must be one of csv, jsonl'],
     [`format=csv&${range}`, 'dataset is required'],
-    [`format=csv&dataset=steps&${range}`, 'dataset must be one of daily_metrics, samples, workouts, sleep, activity, state_of_mind'],
+    [`format=csv&dataset=steps&${range}`, 'dataset must be one of daily_metrics, samples, workouts, routes, sleep, activity, state_of_mind'],
     [`format=csv&dataset=workouts&end=${at('2026-01-11T00:00Z')}`, 'start is required'],
     [`format=csv&dataset=daily_metrics&${range}`, 'types is required for dataset daily_metrics'],
     [`format=csv&dataset=samples&${range}`, 'type is required for dataset samples'],

@@ -18,6 +18,7 @@ const EXPORTS = [
   `dataset=samples&type=HKCategoryTypeIdentifierSleepAnalysis`,
   `dataset=daily_metrics&types=HKQuantityTypeIdentifierStepCount,HKQuantityTypeIdentifierRestingHeartRate`,
   `dataset=workouts`,
+  `dataset=routes`,
   `dataset=sleep`,
   `dataset=activity`,
   `dataset=state_of_mind`,

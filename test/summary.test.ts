@@ -273,23 +273,23 @@ describe('markdown', () => {
     assert.deepEqual(lines.slice(3), [
       '',
       '## Activity',
-      '- Steps: 3000 steps per day on average, 9000 steps in total (lowest day 1000, highest day 5000; 3 days with data; from daily_aggregates)',
-      // 500.25 rounds half away from zero.
-      '- Active energy: 500.3 kcal per day on average, 1000.5 kcal in total (lowest day 400, highest day 600.5; 2 days with data; from daily_aggregates)',
-      '- Exercise: 30 min per day on average, 60 min in total (lowest day 20, highest day 40; 2 days with data; from activity_summaries)',
-      '- Stand hours: 11 hr on average over the daily values (lowest day 10, highest day 12; 2 days with data; from activity_summaries)',
+      '- Steps: 3,000 steps a day on average, 9,000 steps in total (lowest day 1,000 steps, highest day 5,000 steps; 3 days with data, from the phone\'s daily figures)',
+      // 500.25 and 1000.5 round half away from zero.
+      '- Active energy: 500 kcal a day on average, 1,001 kcal in total (lowest day 400 kcal, highest day 601 kcal; 2 days with data, from the phone\'s daily figures)',
+      '- Exercise: 30 min a day on average, 1 h in total (lowest day 20 min, highest day 40 min; 2 days with data, from the activity rings)',
+      '- Stand hours: 11 h on average (lowest day 10 h, highest day 12 h; 2 days with data, from the activity rings)',
       '',
       '## Heart',
       // 180.5 / 3 = 60.1666…
-      '- Resting heart rate: 60.2 count/min on average over the daily values (lowest day 58.5, highest day 62; 3 days with data; from daily_aggregates)',
-      '- Heart rate variability (SDNN): 45.5 ms on average over the daily values (lowest day 45.5, highest day 45.5; 1 day with data; from daily_aggregates)',
+      '- Resting heart rate: 60.2 bpm on average (lowest day 58.5 bpm, highest day 62 bpm; 3 days with data, from the phone\'s daily figures)',
+      '- Heart rate variability (SDNN): 45.5 ms on average (lowest day 45.5 ms, highest day 45.5 ms; 1 day with data, from the phone\'s daily figures)',
       '',
       '## Sleep',
-      // 1160 / 3 = 386.666…
-      '- Asleep: 386.7 min per night on average (shortest 360 min, longest 420 min; 3 nights, the longest session of each wake-up day)',
+      // 1160 / 3 = 386.666… minutes
+      '- Asleep: 6 h 27 min a night on average (shortest 6 h, longest 7 h; 3 nights, the longest sleep of each wake-up day)',
       '',
       '## Workouts',
-      '- 6 workouts, 160 min in total, 21000 m distance',
+      '- 6 workouts, 2 h 40 min in total, 21 km',
       '- Most frequent: cycling (2), running (2), walking (1)',
       '',
       '## Body',
@@ -326,22 +326,28 @@ describe('markdown', () => {
       assert.ok(found, `a line starting ${prefix}`);
       return found;
     };
-    const statShown = (prefix: string, stat: { mean: number; min: number; max: number; total?: number; days: number; source: string }) => {
-      const text = line(prefix);
-      assert.ok(text.includes(` ${shown(stat.mean)} `), `${prefix} mean ${stat.mean}`);
-      if (stat.total !== undefined) assert.ok(text.includes(`, ${shown(stat.total)} `), `${prefix} total ${stat.total}`);
-      assert.ok(text.includes(`lowest day ${shown(stat.min)}, highest day ${shown(stat.max)}; ${stat.days} days with data; from ${stat.source}`), text);
+    // The page's figures, written out: half away from zero; whole steps and kcal grouped; hours and minutes.
+    const grouped = (value: number, decimals: number) => (Math.round(value * 10 ** decimals) / 10 ** decimals).toLocaleString('en-US', { maximumFractionDigits: decimals });
+    const hm = (minutes: number) => {
+      const m = Math.round(minutes);
+      return m < 60 ? `${m} min` : m % 60 === 0 ? `${m / 60} h` : `${Math.floor(m / 60)} h ${m % 60} min`;
     };
-    statShown('- Steps:', json.activity.steps);
-    statShown('- Active energy:', json.activity.activeEnergy);
-    statShown('- Exercise:', json.activity.exercise);
-    statShown('- Stand hours:', json.activity.stand);
-    statShown('- Resting heart rate:', json.heart.restingHeartRate);
-    statShown('- Heart rate variability (SDNN):', json.heart.hrvSDNN);
+    const statShown = (prefix: string, stat: { mean: number; min: number; max: number; total?: number; days: number }, show: (v: number) => string) => {
+      const text = line(prefix);
+      const average = stat.total === undefined ? `${show(stat.mean)} on average` : `${show(stat.mean)} a day on average, ${show(stat.total)} in total`;
+      assert.ok(text.startsWith(`${prefix} ${average} (lowest day ${show(stat.min)}, highest day ${show(stat.max)}; ${stat.days} days with data, from the `), text);
+      assert.ok(!/daily_aggregates|activity_summaries/.test(text), 'no table names');
+    };
+    statShown('- Steps:', json.activity.steps, (v) => `${grouped(v, 0)} steps`);
+    statShown('- Active energy:', json.activity.activeEnergy, (v) => `${grouped(v, 0)} kcal`);
+    statShown('- Exercise:', json.activity.exercise, hm);
+    statShown('- Stand hours:', json.activity.stand, (v) => `${grouped(v, 1)} h`);
+    statShown('- Resting heart rate:', json.heart.restingHeartRate, (v) => `${grouped(v, 1)} bpm`);
+    statShown('- Heart rate variability (SDNN):', json.heart.hrvSDNN, (v) => `${grouped(v, 1)} ms`);
     const s = json.sleep;
-    assert.ok(line('- Asleep:').includes(`${shown(s.meanAsleepMinutes)} min per night on average (shortest ${shown(s.minAsleepMinutes)} min, longest ${shown(s.maxAsleepMinutes)} min; ${s.nights} nights`));
+    assert.ok(line('- Asleep:').startsWith(`- Asleep: ${hm(s.meanAsleepMinutes)} a night on average (shortest ${hm(s.minAsleepMinutes)}, longest ${hm(s.maxAsleepMinutes)}; ${s.nights} nights`));
     const w = json.workouts;
-    assert.equal(line(`- ${w.count} workouts`), `- ${w.count} workouts, ${shown(w.totalMinutes)} min in total, ${shown(w.totalDistanceM)} m distance`);
+    assert.equal(line(`- ${w.count} workouts`), `- ${w.count} workouts, ${hm(w.totalMinutes)} in total, ${grouped(w.totalDistanceM / 1000, 1)} km`);
     assert.equal(line('- Most frequent:'), `- Most frequent: ${w.byActivityType.map((t: { activityType: string; count: number }) => `${t.activityType} (${t.count})`).join(', ')}`);
     assert.equal(line('- Weight:'), `- Weight: ${shown(json.body.weight.value)} kg (newest reading, ${localTime(json.body.weight.timestamp)})`);
     assert.equal(line('- Body fat:'), `- Body fat: ${shown(json.body.bodyFat.value * 100)} % (newest reading, ${localTime(json.body.bodyFat.timestamp)})`);

@@ -21,7 +21,7 @@
 
 export type Cell = string | number | boolean | null | readonly string[];
 
-export type ExportDataset = 'daily_metrics' | 'samples' | 'workouts' | 'sleep' | 'activity' | 'state_of_mind';
+export type ExportDataset = 'daily_metrics' | 'samples' | 'workouts' | 'routes' | 'sleep' | 'activity' | 'state_of_mind';
 
 export const EXPORT_COLUMNS: Readonly<Record<ExportDataset, readonly string[]>> = Object.freeze({
   daily_metrics: Object.freeze(['identifier', 'unit', 'date', 'value']),
@@ -37,6 +37,9 @@ export const EXPORT_COLUMNS: Readonly<Record<ExportDataset, readonly string[]>> 
     'hasRoute',
     'availableMetrics',
   ]),
+  // One row per recorded GPS point (the route endpoint's points at full
+  // resolution), its workout named on every row.
+  routes: Object.freeze(['uuid', 'activityType', 'time', 'latitude', 'longitude', 'altitude']),
   sleep: Object.freeze([
     'date',
     'start',

@@ -5,7 +5,7 @@
 // through flat memory; daily aggregates come from the rows just written.
 import { performance } from 'node:perf_hooks';
 import { DateTime } from 'luxon';
-import { dayAfter, isValidZone, localDayOf } from '../core/local-days.js';
+import { dayAfter, dayStartMs, isValidZone, localDayOf } from '../core/local-days.js';
 import { typeInfo } from '../core/registry.js';
 import { planWalks, movementSamples } from './activity.js';
 import { uploadBatches } from './batches.js';
@@ -30,7 +30,13 @@ export interface DemoOptions {
   days: number;
   seed: number;
   timeZone: string;
-  /** 'YYYY-MM-DD', the last local day generated; default: today in timeZone. */
+  /**
+   * The instant the data ends, epoch ms: no sample, workout, mood entry or
+   * upload batch after it, so lastSync is never ahead of it. Default: now (the
+   * data ends at the moment it is generated); give one for reproducible data.
+   */
+  endAt?: number;
+  /** 'YYYY-MM-DD': end with the whole of this local day instead (fixed datasets for tests and benches); ignored with endAt. */
   endDay?: string;
   /** 'heavy': heart rate every 2 s awake (about a million samples per user-month), for benches. */
   scale?: 'normal' | 'heavy';
@@ -65,8 +71,10 @@ export async function generateDemo(connectionString: string, options: DemoOption
   if (!Number.isInteger(days) || days < 1) throw new Error(`days must be a positive integer, got ${days}`);
   if (!Number.isSafeInteger(seed)) throw new Error(`seed must be an integer, got ${seed}`);
   if (!isValidZone(timeZone)) throw new Error(`unknown time zone: ${timeZone}`);
-  const endDay = options.endDay ?? localDayOf(Date.now(), timeZone);
+  if (options.endAt !== undefined && !Number.isSafeInteger(options.endAt)) throw new Error(`endAt must be an instant in epoch ms, got ${options.endAt}`);
+  const endDay = options.endAt !== undefined ? localDayOf(options.endAt, timeZone) : (options.endDay ?? localDayOf(Date.now(), timeZone));
   if (!DAY_PATTERN.test(endDay) || !DateTime.fromISO(endDay, { zone: 'UTC' }).isValid) throw new Error(`endDay must be a YYYY-MM-DD day, got ${endDay}`);
+  const endAt = options.endAt ?? (options.endDay !== undefined ? dayStartMs(dayAfter(endDay), timeZone) : Date.now());
   const identifiers = [...SAMPLE_TYPES, ...STREAM_ONLY_TYPES];
   for (const identifier of identifiers) {
     if (typeInfo(identifier) === undefined) throw new Error(`the type registry does not know ${identifier}`);
@@ -81,7 +89,7 @@ export async function generateDemo(connectionString: string, options: DemoOption
     identifiers,
     personas.map((p) => ({ persona: p, createdAtMs: firstNightMs - (2 + p.index) * 86_400_000, withProfile: !(users >= 3 && p.index === 2) })),
   );
-  log(`demo: ${users} user(s) × ${days} day(s) ending ${endDay} in ${timeZone}, seed ${seed}${options.scale === 'heavy' ? ', heavy' : ''}`);
+  log(`demo: ${users} user(s) × ${days} day(s) ending ${new Date(endAt).toISOString()} (${endDay} in ${timeZone}), seed ${seed}${options.scale === 'heavy' ? ', heavy' : ''}`);
 
   const out: Outputs = { samples: [], tables: {} as Writers, ids };
   const everyWriter = () => [...out.samples, ...Object.values(out.tables)];
@@ -92,7 +100,7 @@ export async function generateDemo(connectionString: string, options: DemoOption
       if (table !== 'samples') out.tables[table] = await CopyWriter.open(connectionString, table);
     }
     for (const p of personas) {
-      await generateUser(out, p, dayList, options);
+      await generateUser(out, p, dayList, options, endAt);
       log(`demo: user ${p.index + 1}/${users} ${p.userId} done, ${samplesSoFar()} samples so far`);
     }
     await Promise.all(everyWriter().map((w) => w.end()));
@@ -111,12 +119,13 @@ function daysEndingWith(endDay: string, count: number): string[] {
   return list;
 }
 
-async function generateUser(out: Outputs, p: Persona, dayList: string[], options: DemoOptions): Promise<void> {
+async function generateUser(out: Outputs, p: Persona, dayList: string[], options: DemoOptions, endAt: number): Promise<void> {
   const { seed, timeZone: zone } = options;
   const { tables, ids } = out;
   const heavy = options.scale === 'heavy';
   const sourceFields = Object.fromEntries(Object.entries(ids.sourceIds).map(([k, id]) => [k, `\t${id}`])) as Record<SourceKey, string>;
-  const sink = new UserSamples(p.userId, ids.typeIds, sourceFields, zone);
+  const sink = new UserSamples(p.userId, ids.typeIds, sourceFields, zone, endAt);
+  const happened = (interval: { endMs: number }) => interval.endMs <= endAt;
   const rings = new Map<string, RingsPlan>();
   const userField = p.userId + '\t';
 
@@ -153,16 +162,18 @@ async function generateUser(out: Outputs, p: Persona, dayList: string[], options
     ]);
     writeHeartRate(day, sink, asleepDuring(lastNight, tonight, nap), walks, watchOff, workouts);
 
-    for (const workout of workouts) writeWorkout(tables, userField, ids, workout);
-    for (const entry of moodEntries(day)) {
+    for (const workout of workouts.filter(happened)) writeWorkout(tables, userField, ids, workout);
+    for (const entry of moodEntries(day).filter((e) => e.loggedAtMs <= endAt)) {
       tables.state_of_mind.add(
         `${userField}${entry.uuid}\t${entry.loggedAtMs}\t${entry.kind}\t${entry.valence}\t${entry.classification}\t${copyTextArray(entry.labels)}\t${copyTextArray(entry.associations)}\n`,
       );
     }
-    for (const batch of uploadBatches(day, sink.dayRows)) {
+    for (const batch of uploadBatches(day, sink.dayRows, endAt)) {
       tables.upload_batches.add(`${userField}${batch.receivedAtMs}\t${batch.sampleCount}\n`);
     }
-    rings.set(label, planRings(day, awake, walks, workouts));
+    // The rings of the last day count what happened before the end instant.
+    const awakeSoFar = { startMs: awake.startMs, endMs: Math.max(awake.startMs, Math.min(awake.endMs, endAt)) };
+    rings.set(label, planRings(day, awakeSoFar, walks.filter(happened), workouts.filter(happened)));
     writeAggregates(sink.drain());
     for (const writer of [...out.samples, ...Object.values(tables)]) await writer.flush();
   }

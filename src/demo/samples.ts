@@ -1,6 +1,8 @@
 // Where a user's demo samples go: one COPY line each into `samples` with a
 // deterministic uuid, and, for quantity types, into that type's daily
 // aggregator, so `daily_aggregates` is computed from exactly the rows written.
+// A sample that ends after the demo's end instant is not written: the data
+// stops at the moment it was generated.
 import { DailyAggregator, type DayBucket } from '../core/daily-aggregation.js';
 import { typeInfo } from '../core/registry.js';
 import { copyJson, type CopyWriter } from './copy-writer.js';
@@ -47,6 +49,8 @@ export class UserSamples {
     private readonly typeIds: ReadonlyMap<string, number>,
     private readonly sourceFields: Readonly<Record<SourceKey, string>>,
     private readonly zone: string,
+    /** The demo's end instant: samples ending later are left out. */
+    private readonly endAt: number = Infinity,
   ) {
     this.userField = userId + '\t';
   }
@@ -73,6 +77,7 @@ export class UserSamples {
 
   /** One sample; per series, calls must come in non-decreasing start order. */
   add(series: Series, startMs: number, endMs: number, value: number, source: SourceKey, metadata?: Record<string, unknown>): void {
+    if (endMs > this.endAt) return;
     const uuid = (this.uuids as SampleUuids).next();
     const tail = metadata === undefined ? '\t\\N\n' : '\t' + copyJson(metadata) + '\n';
     (this.writer as CopyWriter).add(this.userField + uuid + series.typeField + startMs + '\t' + endMs + '\t' + value + this.sourceFields[source] + tail);

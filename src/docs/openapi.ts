@@ -32,13 +32,44 @@ function plain(schema: TSchema, components: Record<string, Json>, top = true): J
       out[key] = value;
     }
   }
-  // TypeBox writes tuples as items+additionalItems (draft 7); 3.1 wants prefixItems.
+  // TypeBox writes tuples as items+additionalItems (draft 7); 3.1 wants
+  // prefixItems. `items: false` after them is exact in 2020-12 but means "no
+  // items at all" to the draft-7 validators many tools run (Prism refused every
+  // series answer so), so `items` is the union of the positions instead: a
+  // draft-7 tool checks each element against it, a 2020-12 one checks the
+  // positions, and minItems = maxItems fixes the length for both.
   if (out.prefixItems && 'additionalItems' in out) {
     delete out.additionalItems;
-    out.items = false;
+    out.items = unionOf(out.prefixItems as Json[]);
+  }
+  // Type.Record(String, X) is patternProperties {'^(.*)$': X}: additionalProperties says the same to more tools.
+  const patterns = out.patternProperties as Json | undefined;
+  if (patterns && Object.keys(patterns).length === 1 && ANY_KEY in patterns && !('properties' in out)) {
+    out.additionalProperties = patterns[ANY_KEY];
+    delete out.patternProperties;
   }
   if (id && top) components[id] = out;
   return out;
+}
+
+const ANY_KEY = '^(.*)$';
+
+/** A schema any of `schemas` satisfies (descriptions dropped): numbers merge into one. */
+function unionOf(schemas: readonly Json[]): Json {
+  const members: Json[] = [];
+  const seen = new Set<string>();
+  const add = (schema: Json) => {
+    if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).forEach(add);
+    const { description: _, ...bare } = schema;
+    const kind = bare.type === 'integer' && Object.keys(bare).length === 1 ? { type: 'number' } : bare;
+    const key = JSON.stringify(kind);
+    if (!seen.has(key)) {
+      seen.add(key);
+      members.push(kind);
+    }
+  };
+  schemas.forEach(add);
+  return members.length === 1 ? members[0] : { anyOf: members };
 }
 
 function parameters(schema: TObject, location: 'query' | 'path', components: Record<string, Json>): Json[] {
@@ -52,7 +83,9 @@ function parameters(schema: TObject, location: 'query' | 'path', components: Rec
       description: prop.description,
       schema: plain(prop, components, true),
     };
-    if (prop['x-style'] === 'comma') Object.assign(parameter, { style: 'form', explode: false });
+    // Generated clients send a list as types=A&types=B (form, exploded: OpenAPI's
+    // default), and the server takes that as well as types=A,B.
+    if (prop['x-style'] === 'list') Object.assign(parameter, { style: 'form', explode: true });
     return parameter;
   });
 }

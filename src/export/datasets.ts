@@ -4,16 +4,25 @@
 // queries, one row per JSON record, nested fields flattened
 // (open-details.md "Export columns"). Every dataset but samples is bounded by
 // its 366-day cap and read whole; samples, which run to millions of rows,
-// stream from a cursor as PostgreSQL's text (sample-encoding.ts).
+// stream from a cursor as PostgreSQL's text (sample-encoding.ts). Routes are
+// read a workout at a time (one primary-key probe each), so a year of tracks
+// never sits in memory at once.
+//
+// Routes are rows (one per recorded point), not a zip of GPX files: every
+// dataset then keeps one contract — CSV or JSONL, the same columns, the header
+// first, streamed with backpressure — and the rows load as they are into a
+// spreadsheet, pandas or a database. A map tool takes a workout's GPX from
+// /v1/workouts/{uuid}/route?format=gpx.
 import type pg from 'pg';
 import { csvLine, EXPORT_COLUMNS, jsonlLine, type Cell } from '../core/export-encoding.js';
 import { localDayOf } from '../core/local-days.js';
 import { unitOf } from '../core/registry.js';
+import { normalizeTrack } from '../core/route-track.js';
 import type { SleepNight } from '../core/sleep-nights.js';
 import { activityDays } from '../db/queries/activity.js';
 import { sampleTypeId, samplesTextCursor } from '../db/queries/export.js';
 import { dailyValues } from '../db/queries/metrics.js';
-import { listWorkouts } from '../db/queries/workouts.js';
+import { findWorkoutRoute, listWorkouts } from '../db/queries/workouts.js';
 import { readSleepNights } from '../reads/sleep.js';
 import { readStateOfMind } from '../reads/state-of-mind.js';
 import type { ExportPlan } from './plan.js';
@@ -62,6 +71,18 @@ async function writeRows(plan: ExportPlan, client: pg.ClientBase, sink: StreamSi
     case 'workouts': {
       const rows = await listWorkouts(client, userId, { start, end, activityType: plan.activityType ?? undefined, limit: null, offset: 0 });
       return write(rows, (w) => [w.uuid, w.activityType, w.start, w.end, w.durationS, w.distanceM, w.energyKcal, w.hasRoute, w.availableMetrics]);
+    }
+    case 'routes': {
+      const workouts = await listWorkouts(client, userId, { start, end, activityType: plan.activityType ?? undefined, limit: null, offset: 0 });
+      for (const { uuid, hasRoute } of workouts) {
+        if (!hasRoute) continue;
+        const workout = await findWorkoutRoute(client, userId, uuid);
+        if (!workout) continue;
+        const { times, latitudes, longitudes, altitudes } = normalizeTrack(workout);
+        const altitude = (i: number) => (Number.isNaN(altitudes[i]) ? null : altitudes[i]);
+        await write(Array.from(times.keys()), (i) => [workout.uuid, workout.activityType, times[i], latitudes[i], longitudes[i], altitude(i)]);
+      }
+      return;
     }
     case 'activity': {
       const rows = await activityDays(client, userId, firstDay, lastDay);

@@ -25,7 +25,7 @@ export const ExportParams = Type.Object({
   end: End(),
   types: Type.Optional(TypeList('daily_metrics only, and required there: type identifiers, kept in this order.')),
   type: Type.Optional(Type.String({ minLength: 1, description: 'samples only, and required there: exactly one sample type identifier.' })),
-  activityType: Type.Optional(Type.String({ minLength: 1, description: 'workouts only, optional: only workouts of this activity type (exact match).' })),
+  activityType: Type.Optional(Type.String({ minLength: 1, description: 'workouts and routes only, optional: only workouts of this activity type (exact match).' })),
 });
 
 export interface ExportPlan {
@@ -43,7 +43,7 @@ export interface ExportPlan {
   dailyTypes: readonly DailyMetricType[];
   /** samples: the one type. */
   sampleType: string;
-  /** workouts: only this activity type, when given. */
+  /** workouts and routes: only this activity type, when given. */
   activityType: string | null;
 }
 

@@ -6,7 +6,7 @@ import type { HttpResponse } from './uws.js';
 import type { ResponseState } from './stream-sink.js';
 
 const REASONS: Record<number, string> = {
-  200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  200: 'OK', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
   405: 'Method Not Allowed', 429: 'Too Many Requests', 500: 'Internal Server Error',
   503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
@@ -25,7 +25,8 @@ export interface ReplyHead {
   requestId: string;
   /** The reply's own headers (Allow, Retry-After, Content-Disposition, …). */
   own?: Readonly<Record<string, string>>;
-  contentType: string;
+  /** Absent for a reply without a body (a CORS preflight's 204). */
+  contentType?: string;
 }
 
 export function writeHead(res: HttpResponse, status: number, head: ReplyHead): void {
@@ -34,7 +35,7 @@ export function writeHead(res: HttpResponse, status: number, head: ReplyHead): v
   for (let i = 0; i < fixed.length; i += 2) res.writeHeader(fixed[i], fixed[i + 1]);
   res.writeHeader('X-Request-Id', head.requestId);
   if (own) for (const name in own) res.writeHeader(name, own[name]);
-  res.writeHeader('Content-Type', head.contentType);
+  if (head.contentType !== undefined) res.writeHeader('Content-Type', head.contentType);
 }
 
 export function sendWhole(

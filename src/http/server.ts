@@ -20,6 +20,7 @@ import type { Reader, RequestContext, Route, StreamReply } from '../routes/route
 import { UserParams } from '../schemas/common.js';
 import type { Services } from '../services.js';
 import { clientAddress, selectUser, staticReadToken, type ReadAuthenticator } from './auth.js';
+import { CorsPolicy } from './cors.js';
 import { headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js';
 import { Router } from './router.js';
 import { UwsStreamSink, type ResponseState } from './stream-sink.js';
@@ -35,10 +36,13 @@ interface Snapshot {
   host: string;
   forwardedHost: string;
   forwardedProto: string;
+  /** Read only with SERVICE_CORS_ORIGINS set, as is preflightMethod (Access-Control-Request-Method). */
+  origin: string;
+  preflightMethod: string;
 }
 
 /** Everything the pipeline reads from `req`, which uWS invalidates once the handler returns or awaits. */
-function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean): Snapshot {
+function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean, cors: boolean): Snapshot {
   // Every X-Forwarded-For header line counts, so walk them all — but only when
   // the throttle will key on them: the walk was a quarter of /healthz's profile.
   let forwardedFor = '';
@@ -55,6 +59,8 @@ function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean): 
     host: req.getHeader('host'),
     forwardedHost: req.getHeader('x-forwarded-host'),
     forwardedProto: req.getHeader('x-forwarded-proto'),
+    origin: cors ? req.getHeader('origin') : '',
+    preflightMethod: cors ? req.getHeader('access-control-request-method') : '',
   };
 }
 
@@ -69,8 +75,10 @@ function throttleKey(res: HttpResponse, forwardedFor: string, trustProxyHeaders:
 
 const JSON_TYPE = 'application/json';
 /** Header sets of every reply but X-Request-Id and the reply's own. */
-const PLAIN_HEADERS = headerLines({ 'X-Content-Type-Options': 'nosniff' });
-const NO_STORE_HEADERS = headerLines({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+const PLAIN = { 'X-Content-Type-Options': 'nosniff' };
+const NO_STORE = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+const PLAIN_HEADERS = headerLines(PLAIN);
+const NO_STORE_HEADERS = headerLines(NO_STORE);
 
 // Failed authentications are the cheapest requests to send many of: their
 // body is built once (the error object is shared already).
@@ -100,6 +108,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   const router = new Router(routes);
   const authenticate = options.authenticate ?? staticReadToken(config.apiToken);
   const throttle = new FailedAuthThrottle();
+  const cors = new CorsPolicy(config.corsOrigins, { plain: PLAIN, noStore: NO_STORE });
   const idPrefix = randomBytes(3).toString('hex');
   let requestCounter = 0;
   let inFlight = 0;
@@ -152,7 +161,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   async function handle(res: HttpResponse, req: HttpRequest): Promise<void> {
     const match = router.match(req.getUrl());
     const route = match?.route;
-    const request = snapshot(req, route?.auth === true, config.trustProxyHeaders);
+    const request = snapshot(req, route?.auth === true, config.trustProxyHeaders, cors.enabled);
     const state: ResponseState = { aborted: false, done: false };
     const gone: ClientGone = {};
     res.onAborted(() => {
@@ -161,9 +170,16 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     });
     const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
     // A path no route serves gets no-store too: nothing about it is worth caching.
-    const fixed = route?.noStore === false ? PLAIN_HEADERS : NO_STORE_HEADERS;
+    const noStore = route?.noStore !== false;
+    // An unknown path is readable cross-origin too: a dashboard's typo should read as the 404 it is.
+    const crossOrigin = cors.enabled && route?.crossOrigin !== false;
+    const fixed = crossOrigin ? cors.replyHeaders(request.origin, noStore) : noStore ? NO_STORE_HEADERS : PLAIN_HEADERS;
     if (!match || !route) return errorReply(res, state, errors.notFound(), fixed, requestId);
-    if (request.method !== 'GET') return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId);
+    if (request.method !== 'GET') {
+      const preflight = crossOrigin && request.method === 'OPTIONS' ? cors.preflightHeaders(request.origin, request.preflightMethod) : null;
+      if (preflight) return sendWhole(res, state, 204, { fixed: preflight, requestId }, '', shuttingDown);
+      return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId);
+    }
 
     inFlight++;
     try {

@@ -3,7 +3,7 @@
 // for day-grained answers) and type identifiers. Used by the routes and the
 // export's plan; each refusal is a 400 whose message names the parameter.
 import { countLocalDaysTouched } from '../core/local-days.js';
-import { isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
+import { allTypes, isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
 import { errors } from '../errors.js';
 import { MAX_LOCAL_DAYS } from '../limits.js';
 
@@ -18,27 +18,45 @@ export interface RangeRule {
 
 /** Checks a half-open range [start, end) against a route's rules. */
 export function checkRange(start: number, end: number, rule: RangeRule = {}): void {
-  if (end <= start) throw errors.badRequest('end must be after start');
+  if (end <= start) throw errors.badRange('end must be after start');
   if (rule.capDays === undefined) return;
-  if (end - start > rule.capDays * DAY_MS) throw errors.badRequest(`range must not exceed ${rule.capDays} days`);
+  if (end - start > rule.capDays * DAY_MS) throw errors.badRange(`range must not exceed ${rule.capDays} days`);
   if (rule.dayGrainedIn !== undefined && countLocalDaysTouched(start, end, rule.dayGrainedIn) > MAX_LOCAL_DAYS) {
-    throw errors.badRequest(`range must not touch more than ${MAX_LOCAL_DAYS} local days`);
+    throw errors.badRange(`range must not touch more than ${MAX_LOCAL_DAYS} local days`);
   }
 }
 
+// Identifiers by their name without the framework's prefix and by lower case,
+// for the suggestion an unknown identifier gets (HeartRate → HKQuantityTypeIdentifierHeartRate).
+const PREFIX = /^HK[A-Za-z]*?TypeIdentifier/;
+const byLooseName = new Map<string, string>();
+for (const { identifier } of allTypes) {
+  byLooseName.set(identifier.toLowerCase(), identifier);
+  const bare = identifier.replace(PREFIX, '').toLowerCase();
+  if (bare !== '' && !byLooseName.has(bare)) byLooseName.set(bare, identifier);
+}
+
+/** The known identifier `identifier` most likely meant, or null. */
+export function suggestedType(identifier: string): string | null {
+  const loose = identifier.trim().toLowerCase();
+  return byLooseName.get(loose) ?? byLooseName.get(loose.replace(/^hk[a-z]*?typeidentifier/, '')) ?? null;
+}
+
+const unknownType = (identifier: string) => errors.unknownType(identifier, suggestedType(identifier));
+
 export function requireQuantityTypes(types: readonly string[], parameter = 'types'): void {
   for (const identifier of types) {
-    if (!typeInfo(identifier)) throw errors.badRequest(`unknown type: ${identifier}`);
+    if (!typeInfo(identifier)) throw unknownType(identifier);
     if (!isQuantityType(identifier)) throw errors.badRequest(`${parameter} must name quantity types; ${identifier} is not one`);
   }
 }
 
 export function requireKnownTypes(types: readonly string[]): void {
-  for (const identifier of types) if (!typeInfo(identifier)) throw errors.badRequest(`unknown type: ${identifier}`);
+  for (const identifier of types) if (!typeInfo(identifier)) throw unknownType(identifier);
 }
 
 export function requireSampleType(identifier: string): void {
-  if (!typeInfo(identifier)) throw errors.badRequest(`unknown type: ${identifier}`);
+  if (!typeInfo(identifier)) throw unknownType(identifier);
   if (!isSampleType(identifier)) {
     throw errors.badRequest(`type must be a sample type; ${identifier} has its own route`);
   }

@@ -1,7 +1,8 @@
 // Turns raw query values into typed parameters, guided by the route's TypeBox
 // schema: strict integers (no `1e3`, `0x10`, `+1`, `-0`, leading zeros or
-// blanks), clamping where `x-clamp` says so, comma lists, enums and uuids.
-// Every refusal is a 400 whose message names the parameter.
+// blanks), clamping where `x-clamp` says so, lists (comma-separated, repeated
+// or both: generated clients repeat the name), enums and uuids. A scalar given
+// twice is refused. Every refusal is a 400 whose message names the parameter.
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { errors } from '../errors.js';
@@ -18,16 +19,18 @@ function literalValues(schema: TSchema): string[] | undefined {
 function integerValue(name: string, raw: string, schema: TSchema): number {
   const min = schema.minimum as number | undefined;
   const max = schema.maximum as number | undefined;
-  const bounds =
-    min !== undefined && max !== undefined && !schema['x-clamp'] ? ` from ${min} to ${max}` : min !== undefined ? ` ≥ ${min}` : '';
-  if (!INTEGER.test(raw)) throw errors.badRequest(`${name} must be an integer${bounds}`);
-  let value = Number(raw);
-  if (!Number.isSafeInteger(value) && !(schema['x-clamp'] && value > 0)) throw errors.badRequest(`${name} must be an integer${bounds}`);
-  if (min !== undefined && value < min) throw errors.badRequest(`${name} must be an integer${bounds}`);
-  if (max !== undefined && value > max) {
-    if (schema['x-clamp']) value = max;
-    else throw errors.badRequest(`${name} must be an integer${bounds}`);
-  }
+  const clamp = schema['x-clamp'] as number | undefined;
+  const refuse = () => {
+    if (schema['x-epoch-ms']) return errors.badTimestamp(name);
+    const bounds = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` ≥ ${min}` : '';
+    return errors.badRequest(`${name} must be an integer${bounds}`);
+  };
+  if (!INTEGER.test(raw)) throw refuse();
+  const value = Number(raw);
+  if (clamp !== undefined && value > clamp) return clamp;
+  if (!Number.isSafeInteger(value)) throw refuse();
+  if (min !== undefined && value < min) throw refuse();
+  if (max !== undefined && value > max) throw refuse();
   return value;
 }
 
@@ -43,8 +46,9 @@ function stringValue(name: string, raw: string, schema: TSchema): string {
   return raw;
 }
 
-function listValue(name: string, raw: string, schema: TSchema): string[] {
-  const items = raw.split(',').map((item) => item.trim());
+/** Every identifier of a list parameter, however it was given: A,B or A&B or both. */
+function listValue(name: string, raws: readonly string[], schema: TSchema): string[] {
+  const items = raws.flatMap((raw) => raw.split(',')).map((item) => item.trim());
   if (items.some((item) => item === '')) throw errors.badRequest(`${name} must be a comma-separated list without empty entries`);
   // The cap counts what was sent ("a types list holds at most 50"), repeats included.
   const maxItems = schema.maxItems as number | undefined;
@@ -54,7 +58,10 @@ function listValue(name: string, raw: string, schema: TSchema): string[] {
   return unique.map((item) => stringValue(name, item, itemSchema));
 }
 
-function coerce(name: string, raw: string, schema: TSchema): unknown {
+function coerce(name: string, raws: readonly string[], schema: TSchema): unknown {
+  if (schema.type === 'array') return listValue(name, raws, schema);
+  if (raws.length > 1) throw errors.badRequest(`${name} must be given once`);
+  const raw = raws[0];
   const choices = literalValues(schema);
   if (choices) {
     if (!choices.includes(raw)) throw errors.badRequest(`${name} must be one of ${choices.join(', ')}`);
@@ -67,8 +74,6 @@ function coerce(name: string, raw: string, schema: TSchema): unknown {
       if (raw === 'true') return true;
       if (raw === 'false') return false;
       throw errors.badRequest(`${name} must be true or false`);
-    case 'array':
-      return listValue(name, raw, schema);
     default:
       return stringValue(name, raw, schema);
   }
@@ -92,8 +97,7 @@ export function compileParamParser<T extends TObject>(schema: T): ParamParser<T>
         else if (required.has(name)) throw errors.badRequest(`${name} is required`);
         continue;
       }
-      if (values.length > 1) throw errors.badRequest(`${name} must be given once`);
-      result[name] = coerce(name, values[0], property);
+      result[name] = coerce(name, values, property);
     }
     if (!check.Check(result)) {
       const first = check.Errors(result).First();

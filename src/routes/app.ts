@@ -51,6 +51,7 @@ export const appRoutes: Route[] = FILES.map((entry) => {
     operationId: entry.operationId,
     path: entry.path,
     auth: false,
+    crossOrigin: false,
     summary: entry.summary,
     description: DESCRIPTION,
     params: Type.Object({}),

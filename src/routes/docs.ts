@@ -16,6 +16,7 @@ export function docsRoute(table: () => readonly Route[]): Route {
     operationId: 'getDocs',
     path: '/docs',
     auth: false,
+    crossOrigin: false,
     summary: 'Reference documentation',
     description: 'This reference as a self-contained HTML page.',
     params: Type.Object({}),

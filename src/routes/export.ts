@@ -23,8 +23,9 @@ export const exportRoute = defineRoute({
     `Columns — ${columnList}. ` +
     "Rows are what the dataset's JSON route shows for the same range, nested fields flattened to their path (stages.core): " +
     'daily_metrics as /v1/metrics/daily (types in request order, days ascending, only days with a value; unknown identifiers are a 400, non-quantity ones have no rows), ' +
-    'samples as /v1/samples (raw, not deduplicated, by start then uuid), workouts as /v1/workouts (newest first, by start), sleep as /v1/sleep/daily, activity as /v1/activity/summary, state_of_mind as /v1/state-of-mind. ' +
-    "daily_metrics, sleep, activity and state_of_mind cover every local day the range touches; samples and workouts filter on each record's start. The whole range comes back, no paging. " +
+    'samples as /v1/samples (raw, not deduplicated, by start then uuid), workouts as /v1/workouts (newest first, by start), sleep as /v1/sleep/daily, activity as /v1/activity/summary, state_of_mind as /v1/state-of-mind; ' +
+    "routes holds one row per recorded GPS point of every workout with a route (as /v1/workouts/{uuid}/route, at full resolution: points without a time or position left out; time in epoch ms, latitude and longitude in degrees, altitude in metres or null), workouts newest first and each one's points by time; activityType filters workouts and routes. " +
+    "daily_metrics, sleep, activity and state_of_mind cover every local day the range touches; samples filter on each sample's start, workouts and routes on each workout's start. The whole range comes back, no paging. " +
     'A null is an empty CSV cell and an explicit null in JSONL (never a zero or a missing key); a list (availableMetrics, labels, associations) is comma-joined in one quoted CSV cell and stays a JSON array in JSONL. ' +
     'Instants are epoch ms, days YYYY-MM-DD, UUIDs lowercase, numbers never use an exponent. ' +
     'source is the only free-text column: a cell starting with =, +, - or @ is a formula to a spreadsheet program, so open untrusted exports as text. ' +

@@ -93,6 +93,8 @@ export interface RouteSpec<Q extends TObject, P extends TObject> extends RouteFa
   noStore?: boolean;
   /** The export streams past the query time limit, bounded by its own limits instead. */
   streams?: boolean;
+  /** Browsers on the origins of SERVICE_CORS_ORIGINS may read it (default); false for same-origin pages (/docs, /app). */
+  crossOrigin?: boolean;
   params: Q;
   pathParams?: P;
   handler(ctx: RouteContext<Static<Q>, Static<P>>): Promise<Reply>;
@@ -102,6 +104,7 @@ export interface RouteSpec<Q extends TObject, P extends TObject> extends RouteFa
 export interface Route extends RouteFacts {
   noStore: boolean;
   streams: boolean;
+  crossOrigin: boolean;
   params: TObject;
   pathParams?: TObject;
   /** Parses the parameters (a 400 names the first problem), then runs the handler. */
@@ -111,13 +114,14 @@ export interface Route extends RouteFacts {
 const NO_PATH = Object.freeze({});
 
 export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(spec: RouteSpec<Q, P>): Route {
-  const { handler, noStore, streams, ...facts } = spec;
+  const { handler, noStore, streams, crossOrigin, ...facts } = spec;
   const parseQuery = compileParamParser(spec.params);
   const parsePath = spec.pathParams ? compileParamParser(spec.pathParams) : null;
   return {
     ...facts,
     noStore: noStore ?? spec.auth,
     streams: streams ?? false,
+    crossOrigin: crossOrigin ?? true,
     run(ctx, query, path) {
       const pathParams = parsePath ? parsePath(new Map(Object.entries(path).map(([name, value]) => [name, [value]]))) : (NO_PATH as Static<P>);
       return handler({ ...ctx, query: parseQuery(query), path: pathParams });

@@ -27,7 +27,10 @@ export const summaryRoute = defineRoute({
     'body: the newest raw sample of body mass and of body fat percentage (a fraction), whenever taken. ' +
     'coverage: lastSync (newest upload batch, null when none) and daysWithData (days of the range on which at least one reported figure has a value; body readings are not per day). ' +
     'A section, and a member of a section, is present only when its data exists; coverage always is. ' +
-    'Rounding: the JSON numbers are exact; the markdown page shows the same numbers rounded half away from zero to one decimal (a whole number shows none), body fat as a percentage (value × 100, same rounding), and instants as local time in the zone.',
+    'The JSON numbers are exact, in the canonical units. The markdown page shows the same numbers the way people read them, rounded half away from zero: ' +
+    'steps and kcal whole with thousands grouped (8,432); resting heart rate in bpm, HRV in ms, stand hours in h and weight in kg to one decimal (a whole number shows none); ' +
+    'exercise, sleep and workout time in hours and minutes (7 h 12 min); distance in km to one decimal; body fat as a percentage (value × 100, one decimal); ' +
+    "where a figure came from in words (the phone's daily figures, the activity rings); instants as local time in the zone.",
   params: Type.Object({
     range: Enum(Object.keys(SUMMARY_RANGES) as SummaryRange[], 'How many days, ending today.', '7d'),
     format: Enum(['markdown', 'json'] as const, 'markdown (text/markdown) or json (the Summary object).', 'markdown'),

@@ -1,7 +1,12 @@
 // Building blocks for parameter and response schemas. Custom keywords:
-// `x-clamp` (values above `maximum` are clamped, not refused) and
-// `x-style: 'comma'` (an array given as one comma-separated value). The
-// parameter parser, /openapi.json and /docs all read them from here.
+// - `x-clamp: N` — values above N are clamped to N, not refused. It stands in
+//   for `maximum`, which would make validators (Prism) refuse a request the
+//   server accepts (limit=1000 where at most 200 come back).
+// - `x-style: 'list'` — an array parameter may be given comma-separated
+//   (types=A,B), repeated (types=A&types=B), or both; the cap counts every
+//   identifier sent.
+// - `x-epoch-ms: true` — an instant in epoch milliseconds (its refusals say so).
+// The parameter parser, /openapi.json and /docs all read them from here.
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
 import { isUuid } from '../core/uuid.js';
 import { MAX_EPOCH_MS, POINTS, TYPES_PER_LIST } from '../limits.js';
@@ -12,7 +17,7 @@ FormatRegistry.Set('date', (value) => /^\d{4}-\d{2}-\d{2}$/.test(value));
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', description });
 
 export const EpochMs = (description: string) =>
-  Type.Integer({ minimum: 0, maximum: MAX_EPOCH_MS, description });
+  Type.Integer({ minimum: 0, maximum: MAX_EPOCH_MS, 'x-epoch-ms': true, description });
 
 export const Start = (description = 'Range start, epoch ms (inclusive).') => EpochMs(description);
 export const End = (description = 'Range end, epoch ms (exclusive); must be after start.') => EpochMs(description);
@@ -24,9 +29,8 @@ export const Offset = () =>
 export const Limit = (page: { default: number; max: number }, what: string) =>
   Type.Integer({
     minimum: 1,
-    maximum: page.max,
     default: page.default,
-    'x-clamp': true,
+    'x-clamp': page.max,
     description: `${what} per page: default ${page.default}, at most ${page.max}; larger values are clamped to ${page.max}.`,
   });
 
@@ -34,9 +38,8 @@ export const Limit = (page: { default: number; max: number }, what: string) =>
 export const MaxPoints = (what: string) =>
   Type.Integer({
     minimum: POINTS.min,
-    maximum: POINTS.max,
     default: POINTS.default,
-    'x-clamp': true,
+    'x-clamp': POINTS.max,
     description: `${what}: default ${POINTS.default}, at most ${POINTS.max} (larger values are clamped), at least ${POINTS.min} (the first and last points are always kept).`,
   });
 
@@ -44,8 +47,8 @@ export const TypeList = (description: string) =>
   Type.Array(Type.String({ minLength: 1 }), {
     minItems: 1,
     maxItems: TYPES_PER_LIST,
-    'x-style': 'comma',
-    description: `${description} Comma-separated, at most ${TYPES_PER_LIST} identifiers.`,
+    'x-style': 'list',
+    description: `${description} Comma-separated (types=A,B) or repeated (types=A&types=B), at most ${TYPES_PER_LIST} identifiers in all.`,
   });
 
 export const Enum = <T extends string>(values: readonly T[], description: string, defaultValue?: T) =>
