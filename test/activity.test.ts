@@ -129,8 +129,8 @@ test('another user\'s days never appear; user= reads them with multi-user on', a
 
 test('refusals: end not after start, missing or malformed bounds', async () => {
   for (const [query, message] of [
-    [`start=${jan15}&end=${jan15}`, /^end must be after start$/],
-    [`start=${jan16}&end=${jan15}`, /^end must be after start$/],
+    [`start=${jan15}&end=${jan15}`, /^end must be after start \(start and end are epoch milliseconds\)$/],
+    [`start=${jan16}&end=${jan15}`, /^end must be after start \(start and end are epoch milliseconds\)$/],
     [`start=${jan15}`, /end/],
     [`end=${jan15}`, /start/],
     [`start=1.5&end=${jan15}`, /start/],

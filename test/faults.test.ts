@@ -320,6 +320,7 @@ describe('a worker dies', () => {
     auth: true,
     summary: 'Test only',
     description: 'Runs a failing task, or (ok) the production downsampling task, on the worker pool.',
+    example: {},
     params: Type.Object({ mode: Enum(['ok', ...MODES], 'What the worker does.') }),
     responses: [{ status: 200, description: 'The task ran.' }],
     async handler({ query, services }) {

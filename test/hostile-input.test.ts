@@ -310,14 +310,16 @@ describe('parameter fuzzing from /openapi.json', () => {
     }
   });
 
-  test('a repeated or empty parameter is a 400 naming it', async () => {
+  test('a repeated scalar or an empty parameter is a 400 naming it', async () => {
     for (const op of operations) {
       const base = baselines.get(op.operationId)!;
       for (const p of op.params.filter((p) => p.in === 'query')) {
         const given = base.query.find(([n]) => n === p.name)?.[1] ?? plainValue(p);
         const others = plainPairs(base.query.filter(([n]) => n !== p.name));
+        // A list may be repeated (types=A&types=B): only scalars are refused so.
+        const repeated = p.schema.type === 'array' ? [] : [['repeated', [pair(p.name, given), pair(p.name, given)]] as const];
         for (const [label, pairs] of [
-          ['repeated', [pair(p.name, given), pair(p.name, given)]],
+          ...repeated,
           ['empty', [Buffer.from(`${p.name}=`)]],
           ['blank', [pair(p.name, '   ')]],
           ['bare', [Buffer.from(p.name)]],

@@ -22,6 +22,7 @@ const UNAUTHORIZED_BODY = '{"error":"missing or invalid bearer token"}';
 const routes = [
   defineRoute({
     operationId: 'echo', path: '/v1/echo', auth: true, summary: 'Test', description: 'JSON with a header of its own.',
+    example: {},
     params: Type.Object({}), responses: [],
     async handler() {
       return json({ ok: true }, 200, { 'X-Own': 'yes' });
@@ -29,6 +30,7 @@ const routes = [
   }),
   defineRoute({
     operationId: 'plain', path: '/plain', auth: false, summary: 'Test', description: 'Text outside /v1.',
+    example: {},
     params: Type.Object({}), responses: [],
     async handler() {
       return { kind: 'text', contentType: 'text/plain', body: 'plain' };
@@ -36,6 +38,7 @@ const routes = [
   }),
   defineRoute({
     operationId: 'health', path: '/healthz', auth: false, noStore: true, summary: 'Test', description: 'Like /healthz.',
+    example: {},
     params: Type.Object({}), responses: [],
     async handler() {
       return json({ ok: true });
@@ -43,6 +46,7 @@ const routes = [
   }),
   defineRoute({
     operationId: 'strict', path: '/v1/strict', auth: true, summary: 'Test', description: 'Needs an integer parameter.',
+    example: {},
     params: Type.Object({ n: Type.Integer({ minimum: 0 }) }), responses: [],
     async handler({ query }) {
       return json({ n: query.n });

@@ -124,7 +124,7 @@ describe('/v1/metrics/latest', () => {
   });
 
   test('refusals: unknown, non-quantity, missing, empty', async () => {
-    await expect400(`/v1/metrics/latest?types=${HEART},HKQuantityTypeIdentifierFoo`, /^unknown type: HKQuantityTypeIdentifierFoo$/);
+    await expect400(`/v1/metrics/latest?types=${HEART},HKQuantityTypeIdentifierFoo`, /^unknown type: HKQuantityTypeIdentifierFoo \(the types stored for a user are listed at \/v1\/catalog\/types\)$/);
     await expect400(`/v1/metrics/latest?types=${SLEEP}`, new RegExp(SLEEP));
     await expect400(`/v1/metrics/latest?types=HKWorkoutTypeIdentifier`, /HKWorkoutTypeIdentifier/);
     await expect400(`/v1/metrics/latest`, /types/);
@@ -271,13 +271,13 @@ describe('/v1/metrics/daily', () => {
   test('refusals: limit, offset, range, types', async () => {
     for (const bad of ['0', '-1', '1.5', '1e3', 'abc', '']) await expect400(`/v1/metrics/daily?${allRows}&limit=${bad}`, /limit/);
     for (const bad of ['-1', '1.5', '1e3', 'abc', '']) await expect400(`/v1/metrics/daily?${allRows}&offset=${bad}`, /offset/);
-    await expect400(`/v1/metrics/daily?types=${STEPS}&start=${mar9}&end=${mar9}`, /^end must be after start$/);
-    await expect400(`/v1/metrics/daily?types=${STEPS}&start=${mar9}&end=${mar8}`, /^end must be after start$/);
+    await expect400(`/v1/metrics/daily?types=${STEPS}&start=${mar9}&end=${mar9}`, /^end must be after start \(start and end are epoch milliseconds\)$/);
+    await expect400(`/v1/metrics/daily?types=${STEPS}&start=${mar9}&end=${mar8}`, /^end must be after start \(start and end are epoch milliseconds\)$/);
     await expect400(`/v1/metrics/daily?types=${STEPS}&start=${mar8}`, /end/);
     await expect400(`/v1/metrics/daily?types=${STEPS}&start=-1&end=${mar8}`, /start/);
     await expect400(`/v1/metrics/daily?types=${STEPS}&start=0&end=253402300800000`, /end/);
     await expect400(`/v1/metrics/daily?start=${mar8}&end=${mar9}`, /types/);
-    await expect400(`/v1/metrics/daily?types=HKQuantityTypeIdentifierFoo&start=${mar8}&end=${mar9}`, /^unknown type: HKQuantityTypeIdentifierFoo$/);
+    await expect400(`/v1/metrics/daily?types=HKQuantityTypeIdentifierFoo&start=${mar8}&end=${mar9}`, /^unknown type: HKQuantityTypeIdentifierFoo \(the types stored for a user are listed at \/v1\/catalog\/types\)$/);
     const many = Array.from({ length: 51 }, (_, i) => `HKQuantityTypeIdentifierX${i}`).join(',');
     await expect400(`/v1/metrics/daily?types=${many}&start=${mar8}&end=${mar9}`, /50/);
   });

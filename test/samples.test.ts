@@ -156,19 +156,19 @@ describe('/v1/samples', () => {
     const { status, body } = await samples(`type=${HEART}&start=${T0 - 1}&end=${T0 - 1 + 31 * DAY}`);
     assert.equal(status, 200);
     assert.deepEqual(body.samples.map((s: { uuid: string }) => s.uuid), [uuid(4), uuid(1), uuid(2), uuid(3), uuid(5)]);
-    await expect400(`type=${HEART}&start=${T0}&end=${T0 + 31 * DAY + 1}`, /^range must not exceed 31 days$/);
+    await expect400(`type=${HEART}&start=${T0}&end=${T0 + 31 * DAY + 1}`, /^range must not exceed 31 days \(start and end are epoch milliseconds\)$/);
   });
 
   test('refusals: types of their own routes, unknown, missing or repeated type, range, limit, offset', async () => {
     for (const own of ['HKWorkoutTypeIdentifier', 'HKActivitySummaryTypeIdentifier', 'HKDataTypeIdentifierStateOfMind']) {
       await expect400(`type=${own}&${day}`, new RegExp(own));
     }
-    await expect400(`type=HKQuantityTypeIdentifierFoo&${day}`, /^unknown type: HKQuantityTypeIdentifierFoo$/);
+    await expect400(`type=HKQuantityTypeIdentifierFoo&${day}`, /^unknown type: HKQuantityTypeIdentifierFoo \(the types stored for a user are listed at \/v1\/catalog\/types\)$/);
     await expect400(`type=${HEART},${STEPS}&${day}`, /unknown type/);
     await expect400(day, /type/);
     await expect400(`type=${HEART}&type=${STEPS}&${day}`, /type/);
-    await expect400(`type=${HEART}&start=${T0}&end=${T0}`, /^end must be after start$/);
-    await expect400(`type=${HEART}&start=${T0}&end=${T0 - 1}`, /^end must be after start$/);
+    await expect400(`type=${HEART}&start=${T0}&end=${T0}`, /^end must be after start \(start and end are epoch milliseconds\)$/);
+    await expect400(`type=${HEART}&start=${T0}&end=${T0 - 1}`, /^end must be after start \(start and end are epoch milliseconds\)$/);
     await expect400(`type=${HEART}&end=${T0}`, /start/);
     for (const bad of ['0', '-1', '1.5', '1e3', 'abc']) await expect400(`type=${HEART}&${day}&limit=${bad}`, /limit/);
     for (const bad of ['-1', '1.5', '1e3', 'abc']) await expect400(`type=${HEART}&${day}&offset=${bad}`, /offset/);

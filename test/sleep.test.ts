@@ -225,11 +225,11 @@ describe('America/New_York', () => {
   test('range rules: end after start, 366 days, 366 local days', async () => {
     const start = at('2026-01-01T05:00Z');
     const refused = async (s: number, e: number) => (await server.getJson(`/v1/sleep/daily?start=${s}&end=${e}`)).body;
-    assert.deepEqual(await refused(start, start), { error: 'end must be after start' });
-    assert.deepEqual(await refused(start, start + 367 * DAY), { error: 'range must not exceed 366 days' });
+    assert.deepEqual(await refused(start, start), { error: 'end must be after start (start and end are epoch milliseconds)' });
+    assert.deepEqual(await refused(start, start + 367 * DAY), { error: 'range must not exceed 366 days (start and end are epoch milliseconds)' });
     // Noon EST 2026-01-01 + 366 × 24 h = noon 2027-01-02: 365 days of 2026 + 2 = 367 local days.
     const noon = at('2026-01-01T17:00Z');
-    assert.deepEqual(await refused(noon, noon + 366 * DAY), { error: 'range must not touch more than 366 local days' });
+    assert.deepEqual(await refused(noon, noon + 366 * DAY), { error: 'range must not touch more than 366 local days (start and end are epoch milliseconds)' });
     assert.equal((await server.getJson('/v1/sleep/daily?start=0')).status, 400);
     assert.equal((await server.getJson('/v1/sleep/daily?end=10')).status, 400);
   });

@@ -135,18 +135,18 @@ describe('America/New_York', () => {
     assert.deepEqual(ok.body.entries, [e1, e2Out, e3, e4, e5, e6, e7, e8, e9]);
     const longer = await mind(`start=${jan1}&end=${jan1 + 366 * DAY + 1}`);
     assert.equal(longer.status, 400);
-    assert.equal(longer.body.error, 'range must not exceed 366 days');
+    assert.equal(longer.body.error, 'range must not exceed 366 days (start and end are epoch milliseconds)');
     // From noon: the same 366 × 24 h ends at noon on 2027-01-02, touching 2026-01-01 … 2027-01-02 = 367 local days.
     const noon = jan1 + 12 * 3_600_000;
     const touching = await mind(`start=${noon}&end=${noon + 366 * DAY}`);
     assert.equal(touching.status, 400);
-    assert.equal(touching.body.error, 'range must not touch more than 366 local days');
+    assert.equal(touching.body.error, 'range must not touch more than 366 local days (start and end are epoch milliseconds)');
   });
 
   test('refusals: end not after start, missing bounds', async () => {
     for (const [query, message] of [
-      [`start=${mar9}&end=${mar9}`, /^end must be after start$/],
-      [`start=${mar9}&end=${mar8}`, /^end must be after start$/],
+      [`start=${mar9}&end=${mar9}`, /^end must be after start \(start and end are epoch milliseconds\)$/],
+      [`start=${mar9}&end=${mar8}`, /^end must be after start \(start and end are epoch milliseconds\)$/],
       [`start=${mar9}`, /end/],
       [`end=${mar9}`, /start/],
       [`start=abc&end=${mar9}`, /start/],

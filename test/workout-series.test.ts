@@ -206,7 +206,7 @@ test('types: only those asked for, in request order; unrecorded ones absent', as
 test('types: an unknown identifier or more than 50 is a 400', async () => {
   const unknown = await server.getJson(`/v1/workouts/${RUN}/series?types=${HR},HKQuantityTypeIdentifierFoo`);
   assert.equal(unknown.status, 400);
-  assert.deepEqual(unknown.body, { error: 'unknown type: HKQuantityTypeIdentifierFoo' });
+  assert.deepEqual(unknown.body, { error: 'unknown type: HKQuantityTypeIdentifierFoo (the types stored for a user are listed at /v1/catalog/types)' });
   const many = Array.from({ length: 51 }, (_, i) => `HKQuantityTypeIdentifierX${i}`).join(',');
   const tooMany = await server.getJson(`/v1/workouts/${RUN}/series?types=${many}`);
   assert.equal(tooMany.status, 400);

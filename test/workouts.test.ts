@@ -183,7 +183,7 @@ describe('GET /v1/workouts', () => {
     for (const query of [`start=${T0}&end=${T0}`, `start=${T0 + 1}&end=${T0}`]) {
       const { status, body } = await server.getJson(`/v1/workouts?${query}`);
       assert.equal(status, 400);
-      assert.deepEqual(body, { error: 'end must be after start' });
+      assert.deepEqual(body, { error: 'end must be after start (start and end are epoch milliseconds)' });
     }
     assert.equal((await server.getJson('/v1/workouts?start=-1')).status, 400);
     assert.equal((await server.getJson('/v1/workouts?end=253402300800000')).status, 400);

@@ -5,7 +5,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { QUERY_TIMEOUT_MESSAGE } from '../errors.js';
 import { FAILED_AUTH, spokenDuration, type Tunables } from '../limits.js';
-import { describe, type Route } from '../routes/route.js';
+import { describe, exampleUrl, type Route } from '../routes/route.js';
 import { ErrorBody, UserParams } from '../schemas/common.js';
 
 type Json = Record<string, unknown>;
@@ -72,7 +72,14 @@ function unionOf(schemas: readonly Json[]): Json {
   return members.length === 1 ? members[0] : { anyOf: members };
 }
 
-function parameters(schema: TObject, location: 'query' | 'path', components: Record<string, Json>): Json[] {
+/** A parameter's example value as its schema types it, from the text a URL carries. */
+function typedExample(raw: string, schema: TSchema): unknown {
+  if (schema.type === 'array') return raw.split(',');
+  if (schema.type === 'integer') return Number(raw);
+  return raw;
+}
+
+function parameters(schema: TObject, location: 'query' | 'path', components: Record<string, Json>, examples: Readonly<Record<string, string>> = {}): Json[] {
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties).map(([name, property]) => {
     const prop = property as TSchema;
@@ -83,6 +90,7 @@ function parameters(schema: TObject, location: 'query' | 'path', components: Rec
       description: prop.description,
       schema: plain(prop, components, true),
     };
+    if (examples[name] !== undefined) parameter.example = typedExample(examples[name], prop);
     // Generated clients send a list as types=A&types=B (form, exploded: OpenAPI's
     // default), and the server takes that as well as types=A,B.
     if (prop['x-style'] === 'list') Object.assign(parameter, { style: 'form', explode: true });
@@ -116,6 +124,14 @@ function commonErrors(route: Route, limits: Tunables): Record<string, Json> {
   return errors;
 }
 
+/** The example request of `route` as a curl command against `base` (the token as $TOKEN). */
+export function curlCommand(route: Route, base: string): string {
+  const url = `${base.replace(/\/$/, '')}${exampleUrl(route)}`;
+  // A download (the example's answer is the first 200 documented) is saved under its own name.
+  const download = route.responses.find((r) => r.status === 200)?.headers?.['Content-Disposition'] ? '-OJ ' : '';
+  return `curl ${download}${route.auth ? '-H "Authorization: Bearer $TOKEN" ' : ''}"${url}"`;
+}
+
 export interface ServerUrl {
   url: string;
 }
@@ -135,7 +151,9 @@ export function buildOpenApi(routes: readonly Route[], limits: Tunables, server:
       }
       // Several bodies for one status (CSV or JSONL, markdown or JSON) merge into one response.
       const existing = responses[String(response.status)];
-      const content = { [contentType]: { schema: response.schema ? plain(response.schema, components, false) : { type: 'string' } } };
+      const media: Json = { schema: response.schema ? plain(response.schema, components, false) : { type: 'string' } };
+      if (response.example !== undefined) media.example = response.example;
+      const content = { [contentType]: media };
       responses[String(response.status)] = existing?.content
         ? {
             ...existing,
@@ -145,8 +163,8 @@ export function buildOpenApi(routes: readonly Route[], limits: Tunables, server:
         : { description: response.description, ...(headers ? { headers } : {}), content };
     }
     const params = [
-      ...(route.pathParams ? parameters(route.pathParams, 'path', components) : []),
-      ...parameters(route.params, 'query', components),
+      ...(route.pathParams ? parameters(route.pathParams, 'path', components, route.example.path) : []),
+      ...parameters(route.params, 'query', components, route.example.query),
       ...(route.auth ? parameters(UserParams, 'query', components) : []),
     ];
     paths[route.path] = {
@@ -157,6 +175,8 @@ export function buildOpenApi(routes: readonly Route[], limits: Tunables, server:
         security: route.auth ? [{ bearer: [] }] : [],
         parameters: params,
         responses,
+        // The example request as a command (Redocly and other renderers show x-codeSamples).
+        'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlCommand(route, server.url) }],
       },
     };
   }

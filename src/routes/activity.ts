@@ -7,6 +7,7 @@ import { checkRange } from '../params/checks.js';
 import { End, Start } from '../schemas/common.js';
 import { ActivitySummaryResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const activitySummaryRoute = defineRoute({
   operationId: 'getActivitySummary',
@@ -19,7 +20,19 @@ export const activitySummaryRoute = defineRoute({
     'A ring the device does not track is null. moveMode is 1 (active energy) or 2 (move time); moveTimeMin and moveTimeGoalMin ' +
     'apply to move-time mode only.',
   params: Type.Object({ start: Start(), end: End() }),
-  responses: [{ status: 200, description: 'The activity days.', schema: ActivitySummaryResponse }],
+  example: { query: { start: String(EXAMPLE.start), end: String(EXAMPLE.end) } },
+  responses: [
+    {
+      status: 200,
+      description: 'The activity days.',
+      schema: ActivitySummaryResponse,
+      example: {
+        days: [
+          { date: '2026-01-05', moveKcal: 512.3, moveGoalKcal: 500, exerciseMin: 34, exerciseGoalMin: 30, standHours: 11, standGoalHours: 12, moveMode: 1, moveTimeMin: null, moveTimeGoalMin: null },
+        ],
+      },
+    },
+  ],
   async handler({ query, services, userId }) {
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;

@@ -23,13 +23,15 @@ interface ViewerFile {
   operationId: string;
   summary: string;
   contentType: string;
+  /** The start of the file, for the document's example. */
+  example: string;
 }
 
 const FILES: ViewerFile[] = [
-  { path: '/app', file: 'index.html', operationId: 'getApp', summary: 'The viewer', contentType: 'text/html; charset=utf-8' },
-  { path: '/app/app.js', file: 'app.js', operationId: 'getAppScript', summary: "The viewer's script", contentType: 'text/javascript; charset=utf-8' },
-  { path: '/app/app.css', file: 'app.css', operationId: 'getAppStyles', summary: "The viewer's stylesheet", contentType: 'text/css; charset=utf-8' },
-  { path: '/app/icon.svg', file: 'icon.svg', operationId: 'getAppIcon', summary: "The viewer's icon", contentType: 'image/svg+xml' },
+  { path: '/app', file: 'index.html', operationId: 'getApp', summary: 'The viewer', contentType: 'text/html; charset=utf-8', example: '<!doctype html><html lang="en">…' },
+  { path: '/app/app.js', file: 'app.js', operationId: 'getAppScript', summary: "The viewer's script", contentType: 'text/javascript; charset=utf-8', example: 'var On=class extends Error{…' },
+  { path: '/app/app.css', file: 'app.css', operationId: 'getAppStyles', summary: "The viewer's stylesheet", contentType: 'text/css; charset=utf-8', example: '.uplot,.uplot *{…' },
+  { path: '/app/icon.svg', file: 'icon.svg', operationId: 'getAppIcon', summary: "The viewer's icon", contentType: 'image/svg+xml', example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">…' },
 ];
 
 function readBuilt(file: string): string | null {
@@ -55,8 +57,9 @@ export const appRoutes: Route[] = FILES.map((entry) => {
     summary: entry.summary,
     description: DESCRIPTION,
     params: Type.Object({}),
+    example: {},
     responses: [
-      { status: 200, description: entry.summary + '.', contentType: entry.contentType.split(';')[0], schema: Type.String() },
+      { status: 200, description: entry.summary + '.', contentType: entry.contentType.split(';')[0], schema: Type.String(), example: entry.example },
       { status: 404, description: 'The viewer was not built (npm run build builds it).' },
     ],
     async handler() {

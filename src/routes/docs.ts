@@ -20,7 +20,8 @@ export function docsRoute(table: () => readonly Route[]): Route {
     summary: 'Reference documentation',
     description: 'This reference as a self-contained HTML page.',
     params: Type.Object({}),
-    responses: [{ status: 200, description: 'HTML reference.', contentType: 'text/html', schema: Type.String() }],
+    example: {},
+    responses: [{ status: 200, description: 'HTML reference.', contentType: 'text/html', schema: Type.String(), example: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>healthd API reference</title>…' }],
     async handler({ services }) {
       const { limits } = services.config;
       page ??= renderDocsPage(buildOpenApi(table(), limits, { url: '/' }), docsSections(limits));

@@ -8,6 +8,7 @@ import { errors } from '../errors.js';
 import { EXPORT_DATASETS, EXPORT_FORMATS, exportCapDays, ExportParams, planExport } from '../export/plan.js';
 import { EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, MAX_LOCAL_DAYS, RANGE_CAP_DAYS, spokenDuration } from '../limits.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 const columnList = EXPORT_DATASETS.map((dataset) => `${dataset}: ${EXPORT_COLUMNS[dataset].join(', ')}`).join('; ');
 
@@ -35,9 +36,27 @@ export const exportRoute = defineRoute({
     `The ${spokenDuration(limits.queryTimeoutMs)} query limit does not apply; instead an export may run ${spokenDuration(limits.exportTimeLimitMs)}, a client that reads nothing for ${spokenDuration(limits.exportIdleLimitMs)} is dropped, and on shutdown running exports get ${spokenDuration(limits.shutdownGraceMs)}. ` +
     'Any failure after the first byte (database error, a limit, shutdown) aborts the connection instead of ending the file, so a cut-off file always shows as a failed download.',
   params: ExportParams,
+  example: { query: { format: 'csv', dataset: 'routes', start: String(EXAMPLE.start), end: String(EXAMPLE.end) } },
   responses: [
-    { status: 200, description: 'The file, streamed (CSV).', contentType: EXPORT_FORMATS.csv, headers: { 'Content-Disposition': 'attachment; filename="service-<dataset>-<start>-<end>.csv"' } },
-    { status: 200, description: 'The file, streamed (JSONL).', contentType: EXPORT_FORMATS.jsonl, headers: { 'Content-Disposition': 'attachment; filename="service-<dataset>-<start>-<end>.jsonl"' } },
+    {
+      status: 200,
+      description: 'The file, streamed (CSV).',
+      contentType: EXPORT_FORMATS.csv,
+      headers: { 'Content-Disposition': 'attachment; filename="service-<dataset>-<start>-<end>.csv"' },
+      example:
+        'uuid,activityType,time,latitude,longitude,altitude\r\n' +
+        `${EXAMPLE.workout},running,1767636856875,48.129214,11.572164,520.8\r\n` +
+        `${EXAMPLE.workout},running,1767636857875,48.129221,11.572204,\r\n`,
+    },
+    {
+      status: 200,
+      description: 'The file, streamed (JSONL).',
+      contentType: EXPORT_FORMATS.jsonl,
+      headers: { 'Content-Disposition': 'attachment; filename="service-<dataset>-<start>-<end>.jsonl"' },
+      example:
+        `{"uuid":"${EXAMPLE.workout}","activityType":"running","time":1767636856875,"latitude":48.129214,"longitude":11.572164,"altitude":520.8}\n` +
+        `{"uuid":"${EXAMPLE.workout}","activityType":"running","time":1767636857875,"latitude":48.129221,"longitude":11.572204,"altitude":null}\n`,
+    },
     { status: 503, description: `${EXPORT_SLOTS} exports are already running.`, headers: { 'Retry-After': `Seconds to wait: ${EXPORT_RETRY_AFTER_S}.` } },
   ],
   async handler({ query, services, userId, requestId }) {

@@ -14,9 +14,10 @@ export const healthRoute = defineRoute({
   description: (limits) =>
     `200 when the service and the database are up; 503 with the same shape when the database did not answer. The database status is cached for ${spokenDuration(limits.healthCacheMs)}.`,
   params: Type.Object({}),
+  example: {},
   responses: [
-    { status: 200, description: 'Service and database up.', schema: Health },
-    { status: 503, description: 'The database is not answering.', schema: Health },
+    { status: 200, description: 'Service and database up.', schema: Health, example: { ok: true, db: true } },
+    { status: 503, description: 'The database is not answering.', schema: Health, example: { ok: false, db: false } },
   ],
   async handler({ services }) {
     const db = await services.probe.databaseUp();

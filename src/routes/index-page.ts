@@ -10,7 +10,25 @@ export const indexRoute = defineRoute({
   summary: 'Index',
   description: 'Points at the documentation, the OpenAPI document, the health check, the built-in viewer and the authentication scheme.',
   params: Type.Object({}),
-  responses: [{ status: 200, description: 'The index.', schema: Index }],
+  example: {},
+  responses: [
+    {
+      status: 200,
+      description: 'The index.',
+      schema: Index,
+      example: {
+        name: 'healthd',
+        version: 'v1',
+        docs: '/docs',
+        openapi: '/openapi.json',
+        health: '/healthz',
+        app: '/app',
+        auth: 'Bearer token on every /v1 route: Authorization: Bearer <SERVICE_API_TOKEN>',
+        user: 'Optional user=<uuid> on any /v1 route selects the user; …',
+        description: 'Read-only HTTP/JSON API over the health data an iPhone synced to this server: …',
+      },
+    },
+  ],
   async handler() {
     return json({
       name: 'healthd',

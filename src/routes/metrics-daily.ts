@@ -10,6 +10,7 @@ import { checkRange, requireKnownTypes } from '../params/checks.js';
 import { End, Limit, Offset, Start, TypeList } from '../schemas/common.js';
 import { DailyMetricsResponse, type DailyMetricT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 /** Nests consecutive day rows of one type under one DailyMetric (a type's rows are contiguous). */
 function nestByType(rows: readonly DailyValueRow[]): DailyMetricT[] {
@@ -47,7 +48,21 @@ export const dailyMetricsRoute = defineRoute({
     limit: Limit(PAGE.dailyRows, 'Day rows'),
     offset: Offset(),
   }),
-  responses: [{ status: 200, description: 'Daily values per type, one page of day rows.', schema: DailyMetricsResponse }],
+  example: { query: { types: 'HKQuantityTypeIdentifierStepCount,HKQuantityTypeIdentifierRestingHeartRate', start: String(EXAMPLE.start), end: String(EXAMPLE.end) } },
+  responses: [
+    {
+      status: 200,
+      description: 'Daily values per type, one page of day rows.',
+      schema: DailyMetricsResponse,
+      example: {
+        metrics: [
+          { identifier: 'HKQuantityTypeIdentifierStepCount', unit: 'count', days: [{ date: '2026-01-05', value: 9412 }, { date: '2026-01-06', value: 11_873 }] },
+          { identifier: 'HKQuantityTypeIdentifierRestingHeartRate', unit: 'count/min', days: [{ date: '2026-01-05', value: 58 }, { date: '2026-01-06', value: 61.5 }] },
+        ],
+        nextOffset: 4,
+      },
+    },
+  ],
   async handler({ query, services, userId }) {
     const { limit, offset } = query;
     requireKnownTypes(query.types);

@@ -19,7 +19,20 @@ export const latestMetricsRoute = defineRoute({
     '`unit` is the type\'s canonical unit. Raw samples are not deduplicated across devices. ' +
     'An unknown identifier or one that is not a quantity type is a 400 naming it.',
   params: Type.Object({ types: TypeList('Quantity type identifiers, e.g. HKQuantityTypeIdentifierHeartRate.') }),
-  responses: [{ status: 200, description: 'The newest sample per type.', schema: LatestMetricsResponse }],
+  example: { query: { types: 'HKQuantityTypeIdentifierBodyMass,HKQuantityTypeIdentifierHeartRate' } },
+  responses: [
+    {
+      status: 200,
+      description: 'The newest sample per type.',
+      schema: LatestMetricsResponse,
+      example: {
+        metrics: [
+          { identifier: 'HKQuantityTypeIdentifierBodyMass', unit: 'kg', value: 62.4, timestamp: 1_768_115_700_000 },
+          { identifier: 'HKQuantityTypeIdentifierHeartRate', unit: 'count/min', value: 64, timestamp: 1_768_169_085_769 },
+        ],
+      },
+    },
+  ],
   async handler({ query, services, userId }) {
     requireQuantityTypes(query.types);
     const rows = await latestSamples(services.pool, userId, query.types);

@@ -30,7 +30,16 @@ export function openApiRoute(table: () => readonly Route[]): Route {
     description:
       'This API as an OpenAPI 3.1 document. servers[0].url is the base URL the request arrived on; behind a proxy the host comes from X-Forwarded-Host only when TRUST_PROXY_HEADERS=true.',
     params: Type.Object({}),
-    responses: [{ status: 200, description: 'The OpenAPI 3.1 document.', contentType: CONTENT_TYPE, schema: Type.Object({}, { additionalProperties: true }) }],
+    example: {},
+    responses: [
+      {
+        status: 200,
+        description: 'The OpenAPI 3.1 document.',
+        contentType: CONTENT_TYPE,
+        schema: Type.Object({}, { additionalProperties: true }),
+        example: { openapi: '3.1.0', info: { title: 'healthd', version: '1.0.0' }, servers: [{ url: 'http://127.0.0.1:8081' }], paths: {} },
+      },
+    ],
     async handler({ request, services }) {
       const url = baseUrl(request, services.config);
       if (cached?.url !== url) cached = { url, body: JSON.stringify(buildOpenApi(table(), services.config.limits, { url })) };

@@ -4,6 +4,7 @@ import { findProfile } from '../db/queries/users.js';
 import { errors } from '../errors.js';
 import { Profile } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const profileRoute = defineRoute({
   operationId: 'getProfile',
@@ -12,8 +13,14 @@ export const profileRoute = defineRoute({
   summary: 'Profile',
   description: 'Name, e-mail, date of birth and biological sex as synced from the phone. Fields never filled in are null.',
   params: Type.Object({}),
+  example: {},
   responses: [
-    { status: 200, description: 'The profile.', schema: Profile },
+    {
+      status: 200,
+      description: 'The profile.',
+      schema: Profile,
+      example: { userID: EXAMPLE.user, name: 'Ada Lovelace', email: 'ada@example.org', dateOfBirth: 315_532_800_000, biologicalSex: 'female' },
+    },
     { status: 404, description: 'No profile exists for the user.' },
   ],
   async handler({ services, userId }) {

@@ -72,6 +72,14 @@ export interface ResponseDoc {
   contentType?: string;
   schema?: TSchema;
   headers?: Record<string, string>;
+  /** A trimmed example body: a JSON value, or the text of another media type. Every 2xx response has one. */
+  example?: unknown;
+}
+
+/** A request that works, as a client sends it: path parameters and query values as they appear in the URL. */
+export interface RequestExample {
+  path?: Record<string, string>;
+  query?: Record<string, string>;
 }
 
 /** A description that names limits reads the configured ones. */
@@ -86,6 +94,8 @@ interface RouteFacts {
   description: Description;
   /** Successful and route-specific responses; the common errors are added by the document builder. */
   responses: ResponseDoc[];
+  /** The request of the operation's example (/openapi.json, /docs). */
+  example: RequestExample;
 }
 
 export interface RouteSpec<Q extends TObject, P extends TObject> extends RouteFacts {
@@ -130,6 +140,15 @@ export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(
 }
 
 export const json = (body: unknown, status = 200, headers?: Record<string, string>): JsonReply => ({ kind: 'json', status, body, headers });
+
+/** The path and query of a route's example request, percent-encoded where needed. */
+export function exampleUrl(route: Pick<Route, 'path' | 'example'>): string {
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(route.example.path?.[name] ?? `{${name}}`));
+  const query = Object.entries(route.example.query ?? {})
+    .map(([name, value]) => `${name}=${encodeURIComponent(value).replace(/%2C/g, ',')}`)
+    .join('&');
+  return query ? `${path}?${query}` : path;
+}
 
 /** The description with the configured limits in it. */
 export const describe = (description: Description, limits: Tunables): string => (typeof description === 'string' ? description : description(limits));

@@ -8,6 +8,7 @@ import { checkRange, requireSampleType } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { SamplesPage, type SampleT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const samplesRoute = defineRoute({
   operationId: 'getSamples',
@@ -30,7 +31,24 @@ export const samplesRoute = defineRoute({
     limit: Limit(PAGE.samples, 'Samples'),
     offset: Offset(),
   }),
-  responses: [{ status: 200, description: 'One page of samples.', schema: SamplesPage }],
+  example: { query: { type: 'HKQuantityTypeIdentifierHeartRate', start: String(EXAMPLE.start), end: String(EXAMPLE.end), limit: '2' } },
+  responses: [
+    {
+      status: 200,
+      description: 'One page of samples.',
+      schema: SamplesPage,
+      example: {
+        type: 'HKQuantityTypeIdentifierHeartRate',
+        kind: 'quantity',
+        unit: 'count/min',
+        samples: [
+          { uuid: '4707a284-4f2d-418a-931a-a2320b6e033c', start: 1_767_571_401_793, end: 1_767_571_401_793, value: 58, label: null, source: 'Apple Watch' },
+          { uuid: '4707a284-4f2d-418a-931a-a232dada04e6', start: 1_767_571_704_793, end: 1_767_571_704_793, value: 57, label: null, source: 'Apple Watch' },
+        ],
+        nextOffset: 2,
+      },
+    },
+  ],
   async handler({ query, services, userId }) {
     const { limit, offset } = query;
     requireSampleType(query.type);

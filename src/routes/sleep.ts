@@ -18,6 +18,7 @@ import { readSleepNights } from '../reads/sleep.js';
 import { End, Start } from '../schemas/common.js';
 import { SleepNightsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const sleepRoute = defineRoute({
   operationId: 'getSleepNights',
@@ -32,7 +33,27 @@ export const sleepRoute = defineRoute({
     '(ties: more staged core/deep/rem time, then the lower source id); awake is reported in stages but is not asleep. sources counts the distinct sources with a sample in the session. ' +
     `The range may span at most ${RANGE_CAP_DAYS.perDay} days (and touch at most ${MAX_LOCAL_DAYS} local days).`,
   params: Type.Object({ start: Start(), end: End() }),
-  responses: [{ status: 200, description: 'The nights, ascending.', schema: SleepNightsResponse }],
+  example: { query: { start: String(EXAMPLE.start), end: String(EXAMPLE.end) } },
+  responses: [
+    {
+      status: 200,
+      description: 'The nights, ascending.',
+      schema: SleepNightsResponse,
+      example: {
+        nights: [
+          {
+            date: '2026-01-06',
+            start: 1_767_651_726_879,
+            end: 1_767_680_826_605,
+            inBedMinutes: 485,
+            asleepMinutes: 455.4,
+            stages: { core: 242.2, deep: 98.4, rem: 114.8, unspecified: 0, awake: 12.1 },
+            sources: 2,
+          },
+        ],
+      },
+    },
+  ],
   async handler({ services, userId, query }) {
     const { timeZone } = services.config;
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.perDay, dayGrainedIn: timeZone });

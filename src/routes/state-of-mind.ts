@@ -7,6 +7,7 @@ import { End, Start } from '../schemas/common.js';
 import { readStateOfMind } from '../reads/state-of-mind.js';
 import { StateOfMindResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const stateOfMindRoute = defineRoute({
   operationId: 'getStateOfMind',
@@ -19,7 +20,28 @@ export const stateOfMindRoute = defineRoute({
     `The range may span at most ${RANGE_CAP_DAYS.perDay} days (end - start ≤ ${RANGE_CAP_DAYS.perDay} × 24 h) and touch at most ${MAX_LOCAL_DAYS} local days; more is a 400. ` +
     'labels and associations are [] when none were picked.',
   params: Type.Object({ start: Start(), end: End() }),
-  responses: [{ status: 200, description: 'The entries.', schema: StateOfMindResponse }],
+  example: { query: { start: String(EXAMPLE.start), end: String(EXAMPLE.end) } },
+  responses: [
+    {
+      status: 200,
+      description: 'The entries.',
+      schema: StateOfMindResponse,
+      example: {
+        entries: [
+          {
+            uuid: '201074f3-2133-4017-a606-cf6718bd1c4c',
+            date: '2026-01-05',
+            timestamp: 1_767_643_788_258,
+            kind: 'dailyMood',
+            valence: 0.2,
+            valenceClassification: 'slightlyPleasant',
+            labels: ['amused', 'peaceful'],
+            associations: ['family'],
+          },
+        ],
+      },
+    },
+  ],
   async handler({ query, services, userId }) {
     const zone = services.config.timeZone;
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.perDay, dayGrainedIn: zone });

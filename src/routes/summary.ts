@@ -10,6 +10,7 @@ import { Enum } from '../schemas/common.js';
 import { Summary as SummarySchema } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
 import { readSummaryInput } from './summary-plan.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const summaryRoute = defineRoute({
   operationId: 'getSummary',
@@ -35,9 +36,39 @@ export const summaryRoute = defineRoute({
     range: Enum(Object.keys(SUMMARY_RANGES) as SummaryRange[], 'How many days, ending today.', '7d'),
     format: Enum(['markdown', 'json'] as const, 'markdown (text/markdown) or json (the Summary object).', 'markdown'),
   }),
+  example: { query: { range: '7d', format: 'json' } },
   responses: [
-    { status: 200, description: 'The markdown page (format=markdown).', contentType: 'text/markdown', schema: Type.String() },
-    { status: 200, description: 'The Summary object (format=json).', schema: SummarySchema },
+    {
+      status: 200,
+      description: 'The markdown page (format=markdown).',
+      contentType: 'text/markdown',
+      schema: Type.String(),
+      example:
+        '# Health summary for Ada Lovelace\n\nLast 7 days: 2026-01-05 to 2026-01-11, local days in Europe/Berlin. Generated 2026-01-11 22:27.\n\n' +
+        "## Activity\n- Steps: 11,640 steps a day on average, 81,478 steps in total (lowest day 2,142 steps, highest day 21,938 steps; 7 days with data, from the phone's daily figures)\n…\n\n" +
+        '## Sleep\n- Asleep: 8 h 9 min a night on average (shortest 7 h 25 min, longest 9 h 38 min; 7 nights, the longest sleep of each wake-up day)\n…\n',
+    },
+    {
+      status: 200,
+      description: 'The Summary object (format=json).',
+      schema: SummarySchema,
+      example: {
+        userID: EXAMPLE.user,
+        name: 'Ada Lovelace',
+        range: '7d',
+        days: 7,
+        startDate: '2026-01-05',
+        endDate: '2026-01-11',
+        generatedAt: 1_768_169_236_361,
+        timeZone: 'Europe/Berlin',
+        activity: { steps: { unit: 'count', days: 7, mean: 11_639.7, min: 2142.2, max: 21_938, total: 81_478.2, source: 'daily_aggregates' } },
+        heart: { restingHeartRate: { unit: 'count/min', days: 7, mean: 61.1, min: 57, max: 63, source: 'daily_aggregates' } },
+        sleep: { nights: 7, meanAsleepMinutes: 488.6, minAsleepMinutes: 444.8, maxAsleepMinutes: 577.6 },
+        workouts: { count: 5, totalMinutes: 307.1, totalDistanceM: 46_517.6, byActivityType: [{ activityType: 'running', count: 2 }, { activityType: 'cycling', count: 1 }] },
+        body: { weight: { value: 62.4, unit: 'kg', timestamp: 1_767_770_113_609 } },
+        coverage: { lastSync: 1_768_169_229_451, daysWithData: 7 },
+      },
+    },
   ],
   async handler({ query, services, userId }) {
     const input = await readSummaryInput(services.pool, userId, services.config.timeZone, query.range);

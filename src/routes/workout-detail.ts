@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import { Uuid } from '../schemas/common.js';
 import { WorkoutDetail } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const workoutDetailRoute = defineRoute({
   operationId: 'getWorkout',
@@ -18,8 +19,30 @@ export const workoutDetailRoute = defineRoute({
     'The uuid compares case-insensitively. 404 when the workout does not exist for this user.',
   params: Type.Object({}),
   pathParams: Type.Object({ uuid: Uuid('The workout.') }),
+  example: { path: { uuid: EXAMPLE.workout } },
   responses: [
-    { status: 200, description: 'The workout.', schema: WorkoutDetail },
+    {
+      status: 200,
+      description: 'The workout.',
+      schema: WorkoutDetail,
+      example: {
+        uuid: EXAMPLE.workout,
+        activityType: 'running',
+        start: 1_767_636_856_875,
+        end: 1_767_640_425_875,
+        durationS: 3482,
+        distanceM: 10_347.99,
+        energyKcal: 535.1,
+        hasRoute: true,
+        availableMetrics: ['HKQuantityTypeIdentifierHeartRate', 'HKQuantityTypeIdentifierRunningPower'],
+        statisticsDetail: {
+          HKQuantityTypeIdentifierHeartRate: { min: 76, avg: 155.5, max: 167 },
+          HKQuantityTypeIdentifierStepCount: { sum: 10_121 },
+        },
+        events: [{ type: 'pause', start: 1_767_638_015_875, end: 1_767_638_102_875 }],
+        activities: [],
+      },
+    },
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
   async handler({ services, userId, path }) {

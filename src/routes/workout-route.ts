@@ -12,6 +12,7 @@ import { POINTS } from '../limits.js';
 import { Enum, MaxPoints, Uuid } from '../schemas/common.js';
 import { WorkoutRouteResponse, type WorkoutRouteResponseT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const workoutRouteRoute = defineRoute({
   operationId: 'getWorkoutRoute',
@@ -34,13 +35,39 @@ export const workoutRouteRoute = defineRoute({
     maxPoints: MaxPoints('format=json only: points returned'),
   }),
   pathParams: Type.Object({ uuid: Uuid('The workout.') }),
+  example: { path: { uuid: EXAMPLE.workout }, query: { maxPoints: '3' } },
   responses: [
-    { status: 200, description: 'The track, downsampled, with its distance and elevation gain (format=json).', schema: WorkoutRouteResponse },
+    {
+      status: 200,
+      description: 'The track, downsampled, with its distance and elevation gain (format=json).',
+      schema: WorkoutRouteResponse,
+      example: {
+        uuid: EXAMPLE.workout,
+        start: 1_767_636_856_875,
+        end: 1_767_640_425_875,
+        maxPoints: 3,
+        totalPoints: 3482,
+        distanceM: 10_334.6,
+        elevationGainM: 31.1,
+        points: [
+          [1_767_636_856_875, 48.129214, 11.572164, 520.8],
+          [1_767_638_641_875, 48.137512, 11.601433, null],
+          [1_767_640_425_875, 48.129301, 11.572212, 521.4],
+        ],
+      },
+    },
     {
       status: 200,
       description: 'The whole track as a GPX 1.1 file (format=gpx).',
       contentType: GPX_CONTENT_TYPE,
       headers: { 'Content-Disposition': 'attachment; filename="workout-<uuid>.gpx"' },
+      example:
+        '<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="healthd" xmlns="http://www.topografix.com/GPX/1/1">' +
+        `<metadata><name>running workout ${EXAMPLE.workout}</name><time>2026-01-05T18:14:16.875Z</time></metadata>` +
+        '<trk><name>running 2026-01-05T18:14:16.875Z</name><type>running</type><trkseg>' +
+        '<trkpt lat="48.129214" lon="11.572164"><ele>520.8</ele><time>2026-01-05T18:14:16.875Z</time></trkpt>' +
+        '<trkpt lat="48.129221" lon="11.572204"><ele>520.9</ele><time>2026-01-05T18:14:17.875Z</time></trkpt>' +
+        '…</trkseg></trk></gpx>',
     },
     { status: 404, description: "The workout does not exist for this user ('workout not found'), or it has no route points ('route not found')." },
   ],

@@ -13,6 +13,7 @@ import { requireKnownTypes } from '../params/checks.js';
 import { MaxPoints, TypeList, Uuid } from '../schemas/common.js';
 import { WorkoutSeriesResponse, type SeriesStreamT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 // bench/series-inline-vs-pool.ts (2 cores shared with other work): inline
 // downsampling costs about 2 ns a point (20,000 points: ~40 µs; 4 × 10,800:
@@ -38,8 +39,27 @@ export const workoutSeriesRoute = defineRoute({
     maxPoints: MaxPoints('Points per stream'),
   }),
   pathParams: Type.Object({ uuid: Uuid('The workout.') }),
+  example: { path: { uuid: EXAMPLE.workout }, query: { types: 'HKQuantityTypeIdentifierHeartRate', maxPoints: '3' } },
   responses: [
-    { status: 200, description: 'The workout bounds and its downsampled streams.', schema: WorkoutSeriesResponse },
+    {
+      status: 200,
+      description: 'The workout bounds and its downsampled streams.',
+      schema: WorkoutSeriesResponse,
+      example: {
+        uuid: EXAMPLE.workout,
+        start: 1_767_636_856_875,
+        end: 1_767_640_425_875,
+        maxPoints: 3,
+        series: [
+          {
+            type: 'HKQuantityTypeIdentifierHeartRate',
+            unit: 'count/min',
+            totalPoints: 3482,
+            points: [[1_767_636_856_875, 76], [1_767_638_641_375, 155.4], [1_767_640_425_875, 148]],
+          },
+        ],
+      },
+    },
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
   async handler({ services, userId, path, query }) {

@@ -6,6 +6,7 @@ import { checkRange } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { WorkoutsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { EXAMPLE } from '../schemas/examples.js';
 
 export const workoutsRoute = defineRoute({
   operationId: 'listWorkouts',
@@ -24,7 +25,30 @@ export const workoutsRoute = defineRoute({
     limit: Limit(PAGE.workouts, 'Workouts'),
     offset: Offset(),
   }),
-  responses: [{ status: 200, description: 'A page of workouts.', schema: WorkoutsResponse }],
+  example: { query: { start: String(EXAMPLE.start), end: String(EXAMPLE.end), limit: '10' } },
+  responses: [
+    {
+      status: 200,
+      description: 'A page of workouts.',
+      schema: WorkoutsResponse,
+      example: {
+        workouts: [
+        {
+          uuid: EXAMPLE.workout,
+          activityType: 'running',
+          start: 1_767_636_856_875,
+          end: 1_767_640_425_875,
+          durationS: 3482,
+          distanceM: 10_347.99,
+          energyKcal: 535.1,
+          hasRoute: true,
+          availableMetrics: ['HKQuantityTypeIdentifierHeartRate', 'HKQuantityTypeIdentifierRunningPower'],
+        },
+        ],
+        nextOffset: 1,
+      },
+    },
+  ],
   async handler({ services, userId, query }) {
     const { start, end, activityType, limit, offset } = query;
     if (start !== undefined && end !== undefined) checkRange(start, end);
