@@ -43,8 +43,17 @@ export const SLEEP_SESSION_GAP_MS = 3 * 3_600_000;
 
 export const SUMMARY = { markdownLinesUnder: 60, topActivityTypes: 3 } as const;
 
-/** Seconds a browser may cache a CORS preflight answer (SERVICE_CORS_ORIGINS). */
-export const CORS_PREFLIGHT_MAX_AGE_S = 600;
+/**
+ * Cross-origin reads (SERVICE_CORS_ORIGINS): how long a browser may cache a
+ * preflight's answer, the response headers a page may read besides the
+ * safelisted ones, and the request headers it may send (the token, and a
+ * Content-Type some clients add to every request).
+ */
+export const CORS = {
+  preflightMaxAgeS: 600,
+  exposedHeaders: 'Content-Disposition, Retry-After, WWW-Authenticate, X-Request-Id',
+  allowedHeaders: 'Authorization, Content-Type',
+} as const;
 
 /** Users whose catalog is kept in memory (least recently used out). */
 export const CATALOG_CACHE_USERS = 10_000;

@@ -12,13 +12,8 @@
 //   cache never hands one origin's answer to another.
 // No credentials mode: the token travels in Authorization, never a cookie.
 // Routes say whether they take part (Route.crossOrigin: not /docs, not /app).
-import { CORS_PREFLIGHT_MAX_AGE_S } from '../limits.js';
+import { CORS } from '../limits.js';
 import { headerLines, type HeaderLines } from './reply.js';
-
-/** Response headers a cross-origin script may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = 'Content-Disposition, Retry-After, WWW-Authenticate, X-Request-Id';
-/** Request headers a cross-origin GET may send: the token, and a Content-Type some clients add to every request. */
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type';
 
 interface OriginHeaders {
   plain: HeaderLines;
@@ -38,7 +33,7 @@ export class CorsPolicy {
     this.varyOnly = { plain: headerLines({ ...base.plain, ...vary }), noStore: headerLines({ ...base.noStore, ...vary }) };
     for (const origin of origins) {
       const allow = { 'Access-Control-Allow-Origin': origin, ...vary };
-      const exposed = { ...allow, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS };
+      const exposed = { ...allow, 'Access-Control-Expose-Headers': CORS.exposedHeaders };
       this.allowed.set(origin, {
         plain: headerLines({ ...base.plain, ...exposed }),
         noStore: headerLines({ ...base.noStore, ...exposed }),
@@ -46,8 +41,8 @@ export class CorsPolicy {
           ...base.noStore,
           ...allow,
           'Access-Control-Allow-Methods': 'GET',
-          'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
-          'Access-Control-Max-Age': String(CORS_PREFLIGHT_MAX_AGE_S),
+          'Access-Control-Allow-Headers': CORS.allowedHeaders,
+          'Access-Control-Max-Age': String(CORS.preflightMaxAgeS),
         }),
       });
     }

@@ -23,8 +23,9 @@ export function docsRoute(table: () => readonly Route[]): Route {
     example: {},
     responses: [{ status: 200, description: 'HTML reference.', contentType: 'text/html', schema: Type.String(), example: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>healthd API reference</title>…' }],
     async handler({ services }) {
-      const { limits } = services.config;
-      page ??= renderDocsPage(buildOpenApi(table(), limits, { url: '/' }), docsSections(limits));
+      const { limits, corsOrigins } = services.config;
+      // The examples read the base URL from $H, as the page's Getting started says.
+      page ??= renderDocsPage(buildOpenApi(table(), limits, { url: '$H' }), docsSections({ limits, corsOrigins }));
       return { kind: 'text', contentType: 'text/html; charset=utf-8', body: page, headers: { 'Content-Security-Policy': CSP } };
     },
   });
