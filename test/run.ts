@@ -1,6 +1,8 @@
 // `npm test`: one embedded PostgreSQL cluster for the whole run, a migrated
 // template database each test file clones, then node's test runner over every
-// compiled test file. The cluster is removed afterwards.
+// compiled test file — its usual report (spec on a terminal, TAP otherwise),
+// then a short summary for a person (support/summary-reporter.ts). The
+// cluster is removed afterwards.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +22,11 @@ const db = await startEmbeddedDatabase({ dir, unsafeFast: true });
 let code = 1;
 try {
   await prepareTemplate(db.adminUrl);
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+  const reporters = [
+    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
+    `--test-reporter=${join(testDir, 'support', 'summary-reporter.js')}`, '--test-reporter-destination=stdout',
+  ];
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...reporters, ...files], {
     stdio: 'inherit',
     env: { ...process.env, HEALTHD_TEST_PG_ADMIN: db.adminUrl },
   });
