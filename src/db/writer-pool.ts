@@ -1,0 +1,22 @@
+// The sync receiver's sessions: its own login (INGEST_DATABASE_URL, the
+// writer role), never the read API's read-only ones. A batch's statements
+// are bounded like the reference bounds its work (INGEST.batchTimeoutMs).
+import pg from 'pg';
+import { INGEST } from '../limits.js';
+import { describeError, log } from '../log.js';
+
+export function createWriterPool(options: { connectionString: string; max: number; connectTimeoutMs: number }): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    application_name: 'healthd-ingest',
+    options: `-c statement_timeout=${INGEST.batchTimeoutMs} -c idle_in_transaction_session_timeout=${INGEST.batchTimeoutMs} -c synchronous_commit=on`,
+  });
+  pool.on('connect', (client) => {
+    client.on('error', (error) => log.warn('database connection lost', { pool: 'healthd-ingest', ...describeError(error) }));
+  });
+  pool.on('error', () => {});
+  return pool;
+}
