@@ -105,6 +105,6 @@ export function batch(lines: { samples?: object[]; deletions?: object[]; routes?
 }
 
 /** A heart-rate sample line. */
-export function heartRate(uuid: string, startMs: number, value: number): object {
+export function heartRate(uuid: string, startMs: number, value: number): Record<string, unknown> & { uuid: string } {
   return { uuid, type: 'HKQuantityTypeIdentifierHeartRate', kind: 'quantity', start: startMs, end: startMs, value, unit: 'count/min', sourceName: 'Apple Watch', device: 'Apple Watch' };
 }
