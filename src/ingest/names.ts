@@ -1,8 +1,9 @@
 // Type identifiers and sources as the small ids the fact tables carry, kept in
-// memory once known. A new name is registered through setup.ts on its own
-// autocommitted statement (not the batch's transaction), so concurrent batches
-// never wait on each other's new names; a name whose batch then fails stays
-// registered, which is harmless (nothing lists a type without rows).
+// memory once known. A new name is registered through setup.ts on a small
+// pool of its own, autocommitted (not in the batch's transaction, and never
+// waiting for a batch session to free up), so concurrent batches never wait
+// on each other's new names; a name whose batch then fails stays registered,
+// which is harmless (nothing lists a type without rows).
 import type pg from 'pg';
 import { registerSources, registerTypes } from '../db/writes/setup.js';
 

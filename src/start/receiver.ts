@@ -26,6 +26,8 @@ export interface RunningReceiver {
 
 export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: { databaseUrl: string; tokens: TokenStore; throttle: FailedAuthThrottle }): Promise<RunningReceiver> {
   const pool = createWriterPool({ connectionString: parts.databaseUrl, max: config.ingest.poolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
+  // New type and source names commit on their own sessions while every batch session may be busy in its transaction.
+  const namesPool = createWriterPool({ connectionString: parts.databaseUrl, max: 2, connectTimeoutMs: config.dbConnectTimeoutMs });
   try {
     let missing: string[];
     try {
@@ -39,15 +41,15 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: { d
     const zone = await claimTimeZone(pool, config.timeZone);
     if (zone !== config.timeZone) throw new ConfigError(`SERVICE_TIME_ZONE is ${config.timeZone} but the stored data was cut in ${zone}; set SERVICE_TIME_ZONE=${zone}`);
     const server = createIngestServer(uws, {
-      store: { pool, names: new NameIds(pool), timeZone: config.timeZone },
+      store: { pool, names: new NameIds(namesPool), timeZone: config.timeZone },
       authenticate: uploadAuthenticator(parts.tokens, config.ingest.uploadToken),
       throttle: parts.throttle,
       trustProxyHeaders: config.trustProxyHeaders,
     });
     const port = await server.listen(config.host, config.ingest.port);
-    return { server, port, pool, close: () => pool.end() };
+    return { server, port, pool, close: () => Promise.all([pool.end(), namesPool.end()]).then(() => {}) };
   } catch (error) {
-    await pool.end().catch(() => {});
+    await Promise.all([pool.end().catch(() => {}), namesPool.end().catch(() => {})]);
     throw error;
   }
 }
