@@ -94,6 +94,25 @@ function parseJson(line: Line): unknown {
   }
 }
 
+/**
+ * Checks a line after the header against the schema of its kind (lineKind);
+ * answers the payload (a sample line itself, else the wrapper's object) or
+ * throws the 400 naming the line and field.
+ */
+export function checkPayload(kind: LineKind, value: unknown, lineNumber: number): unknown {
+  if (kind === 'sample') {
+    const sampleKind = (value as { kind?: unknown }).kind;
+    const check = typeof sampleKind === 'string' && KIND_NAMES.has(sampleKind) ? SAMPLE_CHECKS[sampleKind as SampleKind] : SAMPLE_CHECKS.quantity;
+    const problem = refusal(check, value, '');
+    if (problem) throw ingestErrors.badLine(lineNumber, problem);
+    return value;
+  }
+  const payload = (value as Record<string, unknown>)[kind];
+  const problem = refusal(WRAPPED_CHECKS[kind], payload, kind);
+  if (problem) throw ingestErrors.badLine(lineNumber, problem);
+  return payload;
+}
+
 /** Pulls the next line; null at the end of the body. */
 async function next(lines: AsyncIterator<Line>): Promise<Line | null> {
   const result = await lines.next();
@@ -193,18 +212,12 @@ async function readLines(lines: AsyncIterator<Line>, header: BatchHeader, writer
     const kind: LineKind = lineKind(value, line.number);
     if (kind !== expected) throw ingestErrors.badLine(line.number, `expected ${describeKind(expected)} but found ${describeKind(kind)}`);
     slots.take();
+    const payload = checkPayload(kind, value, line.number);
+    if (writer === null) continue;
     if (kind === 'sample') {
-      const sampleKind = (value as { kind?: unknown }).kind;
-      const check = typeof sampleKind === 'string' && KIND_NAMES.has(sampleKind) ? SAMPLE_CHECKS[sampleKind as SampleKind] : SAMPLE_CHECKS.quantity;
-      const problem = refusal(check, value, '');
-      if (problem) throw ingestErrors.badLine(line.number, problem);
-      await writer?.sample(value as SampleLine);
+      await writer.sample(payload as SampleLine);
       continue;
     }
-    const payload = (value as Record<string, unknown>)[kind];
-    const problem = refusal(WRAPPED_CHECKS[kind], payload, kind);
-    if (problem) throw ingestErrors.badLine(line.number, problem);
-    if (writer === null) continue;
     switch (kind) {
       case 'deleted':
         await writer.deletion(payload as DeletionLine);
