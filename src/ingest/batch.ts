@@ -24,6 +24,7 @@ import {
   upsertStagedAggregates,
   type ProfileSnapshot,
 } from '../db/writes/ingest.js';
+import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { ensureUsers } from '../db/writes/setup.js';
 import { INGEST } from '../limits.js';
 import { describeError, log } from '../log.js';
@@ -273,6 +274,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     client = await store.pool.connect();
     if (!prepared.has(client)) {
       await client.query(CREATE_STAGING_SQL);
+      await skipForeignKeyChecks(client, 'samples');
       prepared.add(client);
     }
     const nowMs = Date.now();

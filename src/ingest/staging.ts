@@ -27,6 +27,8 @@ interface Pending {
 
 export class Staging {
   private readonly pending = new Map<StagingName, Pending>();
+  /** The COPY under way: the next rows are encoded meanwhile, and the next COPY waits for it. */
+  private copying: Promise<void> = Promise.resolve();
 
   constructor(private readonly client: pg.ClientBase) {}
 
@@ -36,7 +38,7 @@ export class Staging {
     return p !== undefined && p.rows + p.staged > 0;
   }
 
-  /** Queues a row; resolves once it is safe to go on (after a COPY when the table's queue was full). */
+  /** Queues a row; when the table's queue is full, resolves once the previous COPY is done and this one started. */
   add(name: StagingName, cells: readonly Cell[]): Promise<void> | undefined {
     let p = this.pending.get(name);
     if (!p) this.pending.set(name, (p = { text: [], rows: 0, staged: 0 }));
@@ -53,13 +55,17 @@ export class Staging {
     p.text = [];
     p.staged += p.rows;
     p.rows = 0;
+    await this.copying;
     const stream = this.client.query(copyFrom(copyStagingSql(STAGING[name])));
     stream.end(text);
-    await finished(stream);
+    // Not awaited here: the batch's next lines are parsed while PostgreSQL takes these.
+    this.copying = finished(stream);
+    this.copying.catch(() => {});
   }
 
-  /** COPYs whatever is still queued. */
+  /** COPYs whatever is still queued, and waits for every COPY. */
   async flushAll(): Promise<void> {
     for (const [name, p] of this.pending) await this.flush(name, p);
+    await this.copying;
   }
 }
