@@ -3,8 +3,9 @@
 // the session (temporary, emptied at commit), then moved into the storage
 // contract's tables by one statement per table, each taking its rows in one
 // global order — samples, workouts, moods, routes, series, buckets, days,
-// then deletions, each sorted by its key — so two batches holding the same
-// rows wait for each other instead of deadlocking, and neither doubles a row.
+// then deletions, each sorted by its key (deletions by row position) — so two
+// batches holding the same rows wait for each other instead of deadlocking,
+// and neither doubles a row.
 // Users, zone, type and source names go through setup.ts like every writer's.
 import type pg from 'pg';
 import { copyFromStdinSql } from './bulk-load.js';
@@ -296,17 +297,21 @@ export async function replaceProfile(client: pg.ClientBase, userId: string, prof
 
 /**
  * The staged tombstones, after every insert of the batch: the user's samples,
- * workouts and moods with those uuids (rows locked in uuid order first), and a
- * deleted workout's route and streams. Answers the sample rows removed.
+ * workouts and moods with those uuids, and a deleted workout's route and
+ * streams. Rows are deleted by a TID scan, which visits them in physical
+ * order — the same order in every transaction, so two batches deleting the
+ * same rows cannot deadlock (a row lock by SELECT … FOR UPDATE would need
+ * UPDATE, which the writer role does not hold on these tables). The uuid test
+ * stays beside the TIDs, so no other row can ever match. Answers the sample
+ * rows removed.
  */
 export async function deleteStaged(client: pg.ClientBase, userId: string): Promise<number> {
   let deleted = 0;
   for (const table of ['samples', 'workouts', 'state_of_mind']) {
     const { rowCount } = await client.query(
-      `WITH doomed AS (
-         SELECT uuid FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions) ORDER BY uuid FOR UPDATE
-       )
-       DELETE FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM doomed)`,
+      `DELETE FROM ${table}
+       WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)))
+         AND user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)`,
       [userId],
     );
     deleted += rowCount ?? 0;
