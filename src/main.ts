@@ -12,7 +12,7 @@ import { allRoutes } from './routes/all.js';
 import { closeServices, createServices, type ResolvedConfig, type Services } from './services.js';
 import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
 import { installShutdown } from './start/shutdown.js';
-import { receiverBanner, startReceiver, type RunningReceiver } from './start/receiver.js';
+import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
 function refuse(message: string): never {
@@ -71,33 +71,20 @@ async function main(): Promise<void> {
   const server = createHttpServer(uws, services, allRoutes(), { authenticate: readAuthenticator(tokens, resolved.apiToken) });
   const port = await server.listen(config.host, config.port);
 
-  let receiver: RunningReceiver | null = null;
-  const receiverParts = { databaseUrl: embedded?.ingestUrl ?? config.ingest.databaseUrl!, tokens, throttle: server.throttle };
-  if (resolved.ingest.uploadToken !== null || tokens.hasUploadTokens) {
-    try {
-      receiver = await startReceiver(uws, resolved, receiverParts);
-    } catch (error) {
-      server.stopListening();
-      await closeServices(services, 1_000);
-      await embedded?.database.close();
-      refuse((error as Error).message);
-    }
-  } else {
-    // The first device token issued while running starts the receiver, no restart needed.
-    tokens.onFirstUploadToken(() => {
-      startReceiver(uws, resolved, receiverParts).then(
-        (started) => {
-          receiver = started;
-          process.stdout.write(receiverBanner(resolved, started.port, false));
-        },
-        (error) => log.error('could not start the sync receiver', describeError(error)),
-      );
-    });
+  let receiver: () => RunningReceiver | null;
+  try {
+    receiver = await receiverBeside(uws, resolved, { databaseUrl: embedded?.ingestUrl ?? config.ingest.databaseUrl!, tokens, throttle: server.throttle });
+  } catch (error) {
+    server.stopListening();
+    tokens.stop();
+    await closeServices(services, 1_000);
+    await embedded?.database.close();
+    refuse((error as Error).message);
   }
   installShutdown({
     server,
     services,
-    receiver: () => receiver,
+    receiver,
     finally: async () => {
       tokens.stop();
       await embedded?.database.close();
@@ -113,7 +100,8 @@ async function main(): Promise<void> {
     process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
     process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' ${url}/v1/users\n`);
   }
-  if (receiver) process.stdout.write(receiverBanner(resolved, receiver.port, embedded !== null));
+  const running = receiver();
+  if (running) process.stdout.write(receiverBanner(resolved, running.port, embedded !== null));
 }
 
 main().catch((error) => {

@@ -14,6 +14,7 @@ import type { Uws } from '../http/uws.js';
 import { NameIds } from '../ingest/names.js';
 import { createIngestServer, type IngestServer } from '../ingest/server.js';
 import { PROTOCOL_DEFAULT_USER } from '../limits.js';
+import { describeError, log } from '../log.js';
 import type { ResolvedConfig } from '../services.js';
 import { uploadAuthenticator, type TokenStore } from '../tokens/store.js';
 
@@ -24,7 +25,38 @@ export interface RunningReceiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: { databaseUrl: string; tokens: TokenStore; throttle: FailedAuthThrottle }): Promise<RunningReceiver> {
+export interface ReceiverParts {
+  /** The writer login (INGEST_DATABASE_URL, or the embedded healthd_ingest). */
+  databaseUrl: string;
+  tokens: TokenStore;
+  /** The read API's: one allowance per address across both ports. */
+  throttle: FailedAuthThrottle;
+}
+
+/**
+ * Starts the receiver now when an upload token exists (a failure refuses the
+ * start), else once the first device token is issued (announced then, no
+ * restart needed). Answers a getter of the running receiver, or null.
+ */
+export async function receiverBeside(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<() => RunningReceiver | null> {
+  let running: RunningReceiver | null = null;
+  if (config.ingest.uploadToken !== null || parts.tokens.hasUploadTokens) {
+    running = await startReceiver(uws, config, parts);
+  } else {
+    parts.tokens.onFirstUploadToken(() => {
+      startReceiver(uws, config, parts).then(
+        (started) => {
+          running = started;
+          process.stdout.write(receiverBanner(config, started.port, false));
+        },
+        (error) => log.error('could not start the sync receiver', describeError(error)),
+      );
+    });
+  }
+  return () => running;
+}
+
+export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<RunningReceiver> {
   const pool = createWriterPool({ connectionString: parts.databaseUrl, max: config.ingest.poolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
   // New type and source names commit on their own sessions while every batch session may be busy in its transaction.
   const namesPool = createWriterPool({ connectionString: parts.databaseUrl, max: 2, connectTimeoutMs: config.dbConnectTimeoutMs });
