@@ -67,11 +67,16 @@ describe('concurrency', () => {
   });
 });
 
-test('a batch larger than one staging chunk, then the same samples under a new batch id', async () => {
+test('batches larger than one staging chunk: in time order (moved chunk by chunk), then shuffled with new ones (stored at the end)', async () => {
   const samples = Array.from({ length: 12_000 }, (_, i) => heartRate(uuid(0x12, i + 1), T - 2 * DAY + i * 1000, 50 + (i % 50)));
   assert.deepEqual(await ok(batch({ samples })), { accepted: 12_000, deleted: 0, duplicates: 0, routePoints: 0, seriesPoints: 0, aggregateSamples: 0, activitySummaries: 0 });
-  const again = await ok(batch({ samples }));
-  assert.deepEqual([again.accepted, again.duplicates], [0, 12_000]);
+  const more = [...samples, ...Array.from({ length: 100 }, (_, i) => heartRate(uuid(0x13, i + 1), T - 3 * DAY + i * 1000, 70))];
+  // A fixed shuffle: every 7th sample first, then the rest backwards.
+  const shuffled = [...more.filter((_, i) => i % 7 === 0), ...more.filter((_, i) => i % 7 !== 0).reverse()];
+  const again = await ok(batch({ samples: shuffled }));
+  assert.deepEqual([again.accepted, again.duplicates], [100, 12_000]);
+  const [row] = await db.query(`SELECT count(*)::int AS n FROM samples WHERE uuid::text LIKE '00000012-%' OR uuid::text LIKE '00000013-%'`);
+  assert.equal(row.n, 12_100);
 });
 
 describe('workouts, routes and series', () => {

@@ -13,6 +13,7 @@ import {
   CREATE_STAGING_SQL,
   deleteStaged,
   ensureProfileRow,
+  moveStagedSamples,
   insertStagedMoods,
   insertStagedSamples,
   insertStagedWorkouts,
@@ -128,13 +129,23 @@ class BatchWriter {
   private seriesPoints = 0;
   private profile: ProfileSnapshot | null = null;
   private readonly sampleTypes = new Set<number>();
+  /** Whether the samples so far came in (start, uuid) order, and the last one's key. */
+  private samplesInOrder = true;
+  private lastStart = -Infinity;
+  private lastUuid = '';
+  /** Samples created by the chunks moved while the batch was read. */
+  private moved = 0;
 
   constructor(
     private readonly client: pg.ClientBase,
     private readonly store: BatchStore,
     private readonly userId: string,
   ) {
-    this.staging = new Staging(client);
+    this.staging = new Staging(client, (name) => (name === 'samples' && this.samplesInOrder ? () => this.moveSamples() : undefined));
+  }
+
+  private async moveSamples(): Promise<void> {
+    this.moved += await moveStagedSamples(this.client, this.userId);
   }
 
   async sample(line: SampleLine): Promise<void> {
@@ -143,7 +154,13 @@ class BatchWriter {
     if (line.kind === 'stateOfMind') return this.staging.add('moods', moodCells(line));
     const sourceId = await this.store.names.sourceId(line.sourceName, line.device);
     if (line.kind === 'workout') return this.staging.add('workouts', workoutCells(line, sourceId));
-    return this.staging.add('samples', sampleCells(line, typeId, sourceId));
+    const cells = sampleCells(line, typeId, sourceId);
+    const start = cells[2] as number;
+    const uuid = cells[0] as string;
+    if (start < this.lastStart || (start === this.lastStart && uuid < this.lastUuid)) this.samplesInOrder = false;
+    this.lastStart = start;
+    this.lastUuid = uuid;
+    return this.staging.add('samples', cells);
   }
 
   deletion(line: DeletionLine): Promise<void> | undefined {
@@ -184,7 +201,7 @@ class BatchWriter {
   async commitRows(nowMs: number): Promise<Omit<BatchCounts, 'duplicates'>> {
     const { client, userId, staging } = this;
     await staging.flushAll();
-    let accepted = 0;
+    let accepted = this.moved;
     if (staging.has('samples')) accepted += await insertStagedSamples(client, userId);
     if (staging.has('workouts')) accepted += await insertStagedWorkouts(client, userId);
     if (staging.has('moods')) accepted += await insertStagedMoods(client, userId);

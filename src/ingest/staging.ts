@@ -30,7 +30,14 @@ export class Staging {
   /** The COPY under way: the next rows are encoded meanwhile, and the next COPY waits for it. */
   private copying: Promise<void> = Promise.resolve();
 
-  constructor(private readonly client: pg.ClientBase) {}
+  /**
+   * @param afterCopy Asked after each COPY is sent: work to queue behind it on
+   * the session (it runs in order, while the next rows are encoded).
+   */
+  constructor(
+    private readonly client: pg.ClientBase,
+    private readonly afterCopy: (name: StagingName) => (() => Promise<unknown>) | undefined = () => undefined,
+  ) {}
 
   /** Whether any row went into `name` in this batch. */
   has(name: StagingName): boolean {
@@ -59,7 +66,9 @@ export class Staging {
     const stream = this.client.query(copyFrom(copyStagingSql(STAGING[name])));
     stream.end(text);
     // Not awaited here: the batch's next lines are parsed while PostgreSQL takes these.
-    this.copying = finished(stream);
+    const then = this.afterCopy(name);
+    const copied = finished(stream);
+    this.copying = then ? Promise.all([copied, then()]).then(() => {}) : copied;
     this.copying.catch(() => {});
   }
 

@@ -97,11 +97,31 @@ export async function ensureProfileRow(client: pg.ClientBase, userId: string): P
   await client.query('INSERT INTO profiles (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId]);
 }
 
-/** Staged samples into `samples`, clustered by type and time; a stored uuid is left alone. Answers rows created. */
+/**
+ * Staged samples into `samples` in (start, uuid) order — the one order every
+ * batch inserts in, so two batches holding the same samples wait for each
+ * other and never deadlock; a stored uuid is left alone. Answers rows created.
+ */
 export async function insertStagedSamples(client: pg.ClientBase, userId: string): Promise<number> {
   const { rowCount } = await client.query(
     `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id, metadata)
-     SELECT $1, uuid, type_id, start_ms, end_ms, value, source_id, metadata FROM ingest_samples ORDER BY type_id, start_ms, uuid
+     SELECT $1, uuid, type_id, start_ms, end_ms, value, source_id, metadata FROM ingest_samples ORDER BY start_ms, uuid
+     ON CONFLICT DO NOTHING`,
+    [userId],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * The staged samples so far into `samples`, emptying the staging table: a
+ * large batch whose samples come in (start, uuid) order goes in chunk by
+ * chunk, each while the next is parsed, still in the one global order.
+ */
+export async function moveStagedSamples(client: pg.ClientBase, userId: string): Promise<number> {
+  const { rowCount } = await client.query(
+    `WITH moved AS (DELETE FROM ingest_samples RETURNING *)
+     INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id, metadata)
+     SELECT $1, uuid, type_id, start_ms, end_ms, value, source_id, metadata FROM moved ORDER BY start_ms, uuid
      ON CONFLICT DO NOTHING`,
     [userId],
   );
