@@ -133,6 +133,13 @@ describe('bodies', () => {
     await refused(batch({}, { profileCount: 2 }), 400, /^line 1: header.profileCount must be 0 or 1$/);
   });
 
+  test('a refusal early in a large body is answered at once, while the rest is still coming', async () => {
+    const rest = Array.from({ length: 40_000 }, (_, i) => JSON.stringify(heartRate(`BBBBBBBB-0000-4000-8000-${String(i).padStart(12, '0')}`, T + i, 60))).join('\n');
+    const body = batch({}, { sampleCount: 40_001 }) + JSON.stringify({ ...ONE, kind: 'nope' }) + '\n' + rest + '\n';
+    assert.ok(body.length > 8_000_000);
+    await refused(body, 400, /^line 2: kind must be one of/, { plain: true });
+  });
+
   test('over the limits: 413', async () => {
     await refused(batch({ samples: [] }, { sampleCount: 100_001 }), 413, /at most 100000/);
     await refused(batch({ samples: [] }, { sampleCount: 100_000, deletionCount: 100_000, routeCount: 1 }), 413, /at most 200000/);

@@ -176,8 +176,15 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
     storeBatch(store, { userId, requestedVersion: requestVersion(request.protocol), batchIdHeader: request.batchId, lines: ndjsonLines(body, encoding === 'gzip')[Symbol.asyncIterator]() })
       .then(
         (counts) => reply(res, state, requestId, 200, JSON.stringify(counts)),
-        // Refused before the whole body came: close, so what is left of it is not read as a next request.
-        (error: ApiError) => replyError(res, state, requestId, error, !ended),
+        (error: ApiError) => {
+          // A paused socket writes nothing: let the refusal out. Refused before the whole body came,
+          // the connection closes, so what is left of the body is not read as a next request.
+          if (paused && !state.aborted && !state.done) {
+            paused = false;
+            res.resume();
+          }
+          replyError(res, state, requestId, error, !ended);
+        },
       )
       .catch((error) => log.error('batch reply failed', describeError(error)))
       .finally(() => {
