@@ -79,12 +79,9 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.equal(body.users[0].userID, first.user);
       assert.ok(body.users[0].uploadedSamples > 0, 'demo data is there');
       assert.equal(statSync(join(dataDir, 'api-token')).mode & 0o777, 0o600);
-      // The phone can sync to it at once: a probe batch through the generated upload token and the writer login.
+      // The receiver runs beside it, its generated upload token kept like the read token.
       assert.equal(statSync(join(dataDir, 'upload-token')).mode & 0o777, 0o600);
       assert.notEqual(first.uploadToken, first.token);
-      const probe = JSON.stringify({ schemaVersion: 1, batchID: '0a000000-0000-4000-8000-000000000001', deviceID: 'd', type: 'probe', reason: 'manual', exportedAt: 1, sampleCount: 0, deletionCount: 0 }) + '\n';
-      const synced = await fetch(first.receiverUrl + '/v1/batches', { method: 'POST', headers: { authorization: `Bearer ${first.uploadToken}` }, body: probe });
-      assert.equal(synced.status, 200, await synced.clone().text());
       assert.match(first.output(), /the app uploads as 5ea4d000-0000-4000-8000-000000000001 unless its User ID is set; read it with SERVICE_USER_ID=5ea4d000/);
     } finally {
       assert.equal(await first.stop(), 0);
@@ -114,6 +111,11 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       const users = await (await fetch(third.url + '/v1/users', { headers: { authorization: `Bearer ${third.token}` } })).json();
       assert.deepEqual(users.users.map((u: { userID: string }) => u.userID), [ME], 'the demo is gone');
       assert.equal(users.timeZone, 'Europe/Berlin');
+      // A phone can sync to it: a probe batch through the kept upload token and the writer login.
+      assert.equal(third.uploadToken, first.uploadToken);
+      const probe = JSON.stringify({ schemaVersion: 1, batchID: '0a000000-0000-4000-8000-000000000001', deviceID: 'd', type: 'probe', reason: 'manual', exportedAt: 1, sampleCount: 0, deletionCount: 0 }) + '\n';
+      const synced = await fetch(third.receiverUrl + '/v1/batches', { method: 'POST', headers: { authorization: `Bearer ${third.uploadToken}` }, body: probe });
+      assert.equal(synced.status, 200, await synced.clone().text());
     } finally {
       assert.equal(await third.stop(), 0);
     }
