@@ -318,12 +318,14 @@ export async function replaceProfile(client: pg.ClientBase, userId: string, prof
 /**
  * The staged tombstones, after every insert of the batch: the user's samples,
  * workouts and moods with those uuids, and a deleted workout's route and
- * streams. Rows are deleted by a TID scan, which visits them in physical
- * order — the same order in every transaction, so two batches deleting the
- * same rows cannot deadlock (a row lock by SELECT … FOR UPDATE would need
- * UPDATE, which the writer role does not hold on these tables). The uuid test
- * stays beside the TIDs, so no other row can ever match. Answers the sample
- * rows removed.
+ * streams. Rows are deleted by a TID scan alone, which visits (and locks)
+ * them in physical order — the same order in every transaction, whatever the
+ * plan that found them, so two batches deleting the same rows cannot
+ * deadlock (locking them first with SELECT … FOR UPDATE would need UPDATE,
+ * which the writer role does not hold on these tables). The tableoid test
+ * keeps a TID from ever naming a row of another partition, should the table
+ * be partitioned one day (then nothing is deleted, and the tests say so).
+ * Answers the sample rows removed.
  */
 export async function deleteStaged(client: pg.ClientBase, userId: string): Promise<number> {
   let deleted = 0;
@@ -331,7 +333,7 @@ export async function deleteStaged(client: pg.ClientBase, userId: string): Promi
     const { rowCount } = await client.query(
       `DELETE FROM ${table}
        WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)))
-         AND user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)`,
+         AND tableoid = '${table}'::regclass AND user_id = $1`,
       [userId],
     );
     deleted += rowCount ?? 0;
