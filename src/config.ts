@@ -39,6 +39,20 @@ export interface Config {
   dbConnectTimeoutMs: number;
   workerThreads: number;
   allowUwsFallback: boolean;
+  /** The sync receiver's settings. */
+  ingest: IngestSettings;
+}
+
+/** The sync receiver (Puls Sync Protocol v1): its listener, shared upload secret and database login. */
+export interface IngestSettings {
+  /** SERVICE_UPLOAD_TOKEN; null until resolved (generated with the embedded database, else only device tokens). */
+  uploadToken: string | null;
+  /** SERVICE_INGEST_PORT, on SERVICE_HOST. */
+  port: number;
+  /** INGEST_DATABASE_URL (default DATABASE_URL); null means the embedded cluster's writer login. */
+  databaseUrl: string | null;
+  /** INGEST_DB_POOL_SIZE: batches stored at once (the app sends up to 8 at a time). */
+  poolSize: number;
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -105,6 +119,28 @@ export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
   };
 }
 
+function secret(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (value === 'change-me') throw new ConfigError(`${name} still holds the placeholder change-me; set a secret of at least 16 characters`);
+  if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  return value;
+}
+
+/** The receiver's group; `apiToken` is SERVICE_API_TOKEN, which an upload secret may never equal. */
+export function loadIngestSettings(env: Env, apiToken: string | undefined, database: DatabaseSettings): IngestSettings {
+  const uploadToken = secret(env, 'SERVICE_UPLOAD_TOKEN');
+  if (uploadToken !== undefined && uploadToken === apiToken) {
+    throw new ConfigError('SERVICE_UPLOAD_TOKEN must differ from SERVICE_API_TOKEN (an upload token may only upload, a read token only read)');
+  }
+  return {
+    uploadToken: uploadToken ?? null,
+    port: integer(env, 'SERVICE_INGEST_PORT', 8080, 0, 65535),
+    databaseUrl: env.INGEST_DATABASE_URL || database.url,
+    poolSize: integer(env, 'INGEST_DB_POOL_SIZE', 8, 1, 100),
+  };
+}
+
 function tunables(env: Env): Tunables {
   const entries = Object.entries(TUNABLES).map(([name, t]) => [name, integer(env, t.setting, t.default, t.min, t.max)]);
   return Object.fromEntries(entries) as unknown as Tunables;
@@ -114,13 +150,8 @@ function tunables(env: Env): Tunables {
 export function loadConfig(env: Env = process.env): Config {
   const database = loadDatabaseSettings(env);
 
-  const token = env.SERVICE_API_TOKEN;
-  if (token !== undefined) {
-    if (token === 'change-me') throw new ConfigError('SERVICE_API_TOKEN still holds the placeholder change-me; set a secret of at least 16 characters');
-    if (token.length < 16) throw new ConfigError('SERVICE_API_TOKEN must be at least 16 characters');
-  } else if (database.url) {
-    throw new ConfigError('SERVICE_API_TOKEN is required when DATABASE_URL is set');
-  }
+  const token = secret(env, 'SERVICE_API_TOKEN');
+  if (token === undefined && database.url) throw new ConfigError('SERVICE_API_TOKEN is required when DATABASE_URL is set');
 
   const userId = uuid(env, 'SERVICE_USER_ID');
   if (userId === null && database.url) throw new ConfigError('SERVICE_USER_ID is required when DATABASE_URL is set');
@@ -143,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
     workerThreads: integer(env, 'WORKER_THREADS', 2, 1, 64),
     allowUwsFallback: bool(env, 'ALLOW_UWS_FALLBACK', false),
+    ingest: loadIngestSettings(env, token, database),
   };
 }
 

@@ -115,3 +115,37 @@ const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eig
 export function countInWords(n: number): string {
   return WORDS[n] ?? String(n);
 }
+
+/**
+ * The sync receiver's limits (Puls Sync Protocol v1, FACTS.md §5: the
+ * reference's values). Over a limit the answer is 413, which the app never
+ * retries; the protocol's own caps on counts and points are 400/413 as noted.
+ */
+export const INGEST = {
+  /** Request body as sent (gzip), checked against Content-Length and while reading. */
+  compressedBodyBytes: 256 * 1024 * 1024,
+  /** NDJSON once inflated (plain bodies too), counted as bytes come out of the inflater. */
+  decompressedBytes: 128 * 1024 * 1024,
+  /** One NDJSON line: the largest real ones are ECGs and 4,000-point route or series lines (~400 KB). */
+  lineBytes: 4 * 1024 * 1024,
+  /** Any single header count. */
+  linesPerType: 100_000,
+  /** All header counts together. */
+  linesTotal: 200_000,
+  /** Points in one route or series line. */
+  pointsPerLine: 4_000,
+  /** Route points, and series points, in one batch. */
+  pointsPerBatch: 100_000,
+  /** `GET /v1/uuids` range, in 24-hour days. */
+  uuidsRangeDays: 35,
+  /** Database time a batch may take (the reference bounds its work at 5 minutes). */
+  batchTimeoutMs: 5 * MINUTE,
+  /** Sample rows a batch holds in memory before they go to its staging table. */
+  stagingRows: 5_000,
+} as const;
+
+/** The user an upload without `X-User-ID` belongs to (fixed by the protocol so a reinstall keeps its identity). */
+export const PROTOCOL_DEFAULT_USER = '5ea4d000-0000-4000-8000-000000000001';
+
+/** How often each server process re-reads the issued tokens (a revocation takes effect within this). */
+export const TOKEN_REFRESH_MS = 2_000;

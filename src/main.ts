@@ -1,6 +1,8 @@
 // `npm start`: settings → database (DATABASE_URL, or the embedded one with
-// demo data, src/start/embedded.ts) → zone check → services → the read API's
-// listener → the graceful stop (src/start/shutdown.ts) → the banner.
+// demo data, src/start/embedded.ts) → zone check → services and issued tokens
+// → the read API's listener → the sync receiver's, when an upload token
+// exists (src/start/receiver.ts) → the graceful stop (src/start/shutdown.ts)
+// → the banner.
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { storedTimeZone } from './db/writes/setup.js';
 import { createHttpServer } from './http/server.js';
@@ -10,6 +12,8 @@ import { allRoutes } from './routes/all.js';
 import { closeServices, createServices, type ResolvedConfig, type Services } from './services.js';
 import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
 import { installShutdown } from './start/shutdown.js';
+import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
+import { readAuthenticator, TokenStore } from './tokens/store.js';
 
 function refuse(message: string): never {
   process.stderr.write(`healthd: ${message}\n`);
@@ -47,19 +51,45 @@ async function main(): Promise<void> {
     ...config,
     apiToken: embedded?.apiToken ?? config.apiToken!,
     defaultUserId: embedded?.defaultUserId ?? config.defaultUserId!,
+    ingest: { ...config.ingest, uploadToken: embedded?.uploadToken ?? config.ingest.uploadToken },
   };
   const services = createServices(resolved, embedded?.readUrl ?? config.database.url!);
+  const tokens = new TokenStore(services.pool);
   try {
+    if (resolved.ingest.uploadToken === resolved.apiToken) throw new ConfigError('SERVICE_UPLOAD_TOKEN must differ from SERVICE_API_TOKEN');
     await checkStoredZone(services);
+    await tokens.start().catch((error) => {
+      throw new ConfigError(`DATABASE_URL: cannot read the issued tokens (${(error as { code?: string }).code ?? (error as Error).message}); run \`npm run migrate\``);
+    });
   } catch (error) {
+    tokens.stop();
     await closeServices(services, 1_000);
     await embedded?.database.close();
     refuse((error as Error).message);
   }
 
-  const server = createHttpServer(uws, services, allRoutes());
+  const server = createHttpServer(uws, services, allRoutes(), { authenticate: readAuthenticator(tokens, resolved.apiToken) });
   const port = await server.listen(config.host, config.port);
-  installShutdown({ server, services, finally: embedded ? () => embedded.database.close() : undefined });
+
+  let receiver: () => RunningReceiver | null;
+  try {
+    receiver = await receiverBeside(uws, resolved, { databaseUrl: embedded?.ingestUrl ?? config.ingest.databaseUrl!, tokens, throttle: server.throttle });
+  } catch (error) {
+    server.stopListening();
+    tokens.stop();
+    await closeServices(services, 1_000);
+    await embedded?.database.close();
+    refuse((error as Error).message);
+  }
+  installShutdown({
+    server,
+    services,
+    receiver,
+    finally: async () => {
+      tokens.stop();
+      await embedded?.database.close();
+    },
+  });
 
   // Announced only once the signal handlers are in place: a supervisor that
   // stops the service right after it is ready gets the graceful path.
@@ -70,6 +100,8 @@ async function main(): Promise<void> {
     process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
     process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' ${url}/v1/users\n`);
   }
+  const running = receiver();
+  if (running) process.stdout.write(receiverBanner(resolved, running.port, embedded !== null));
 }
 
 main().catch((error) => {

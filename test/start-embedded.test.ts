@@ -18,6 +18,8 @@ interface Started {
   url: string;
   token: string;
   user: string;
+  receiverUrl: string;
+  uploadToken: string;
   stop: () => Promise<number | null>;
 }
 
@@ -26,7 +28,7 @@ async function startWithoutSettings(dataDir: string, pgPort: number, settings: R
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') env[key] = value;
   }
-  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0' }, settings);
+  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0' }, settings);
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -34,7 +36,8 @@ async function startWithoutSettings(dataDir: string, pgPort: number, settings: R
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
     child.stdout!.on('data', () => {
-      if (/user: /.test(output)) {
+      // The banner's last line: the receiver's.
+      if (/the app uploads as/.test(output)) {
         clearTimeout(timer);
         resolve();
       }
@@ -47,6 +50,8 @@ async function startWithoutSettings(dataDir: string, pgPort: number, settings: R
     url,
     token: /token: (\S+)/.exec(output)![1],
     user: /user: +(\S+)/.exec(output)![1],
+    receiverUrl: /receiver listening on (http:\/\/\S+)/.exec(output)![1],
+    uploadToken: /upload token: (\S+)/.exec(output)![1],
     async stop() {
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
@@ -74,12 +79,17 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.equal(body.users[0].userID, first.user);
       assert.ok(body.users[0].uploadedSamples > 0, 'demo data is there');
       assert.equal(statSync(join(dataDir, 'api-token')).mode & 0o777, 0o600);
+      // The receiver runs beside it, its generated upload token kept like the read token.
+      assert.equal(statSync(join(dataDir, 'upload-token')).mode & 0o777, 0o600);
+      assert.notEqual(first.uploadToken, first.token);
+      assert.match(first.output(), /the app uploads as 5ea4d000-0000-4000-8000-000000000001 unless its User ID is set; read it with SERVICE_USER_ID=5ea4d000/);
     } finally {
       assert.equal(await first.stop(), 0);
     }
     const second = await startWithoutSettings(dataDir, pgPort);
     try {
       assert.equal(second.token, first.token, 'the token is kept');
+      assert.equal(second.uploadToken, first.uploadToken, 'the upload token is kept');
       assert.equal(second.user, first.user);
       assert.doesNotMatch(second.output(), /loading demo data/, 'demo data is loaded once');
       const users = await fetch(second.url + '/v1/users', { headers: { authorization: `Bearer ${second.token}` } });
@@ -101,6 +111,11 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       const users = await (await fetch(third.url + '/v1/users', { headers: { authorization: `Bearer ${third.token}` } })).json();
       assert.deepEqual(users.users.map((u: { userID: string }) => u.userID), [ME], 'the demo is gone');
       assert.equal(users.timeZone, 'Europe/Berlin');
+      // A phone can sync to it: a probe batch through the kept upload token and the writer login.
+      assert.equal(third.uploadToken, first.uploadToken);
+      const probe = JSON.stringify({ schemaVersion: 1, batchID: '0a000000-0000-4000-8000-000000000001', deviceID: 'd', type: 'probe', reason: 'manual', exportedAt: 1, sampleCount: 0, deletionCount: 0 }) + '\n';
+      const synced = await fetch(third.receiverUrl + '/v1/batches', { method: 'POST', headers: { authorization: `Bearer ${third.uploadToken}` }, body: probe });
+      assert.equal(synced.status, 200, await synced.clone().text());
     } finally {
       assert.equal(await third.stop(), 0);
     }

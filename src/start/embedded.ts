@@ -1,8 +1,9 @@
 // `npm start` with no DATABASE_URL: the embedded PostgreSQL under the data
 // directory, made ready to serve — migrated, demo data loaded once into an
-// empty database, a login role that can only read (the API's sessions), and
-// the secrets it needs kept in files of the data directory (mode 0600), made
-// once and reused on every later start.
+// empty database, a login role that can only read (the API's sessions), one
+// with the writer role (the sync receiver's), and the secrets it needs kept
+// in files of the data directory (mode 0600), made once and reused on every
+// later start: the database passwords, the read token and the upload token.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { applyMigrations } from '../db/migrate.js';
-import { READ_ROLE } from '../db/migrations.js';
+import { READ_ROLE, WRITER_ROLE } from '../db/migrations.js';
 import { ensureLoginRole } from '../db/roles.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
 import { hasUsers, preferredUser } from '../db/writes/demo.js';
@@ -19,6 +20,7 @@ import { log } from '../log.js';
 /** The demo an empty embedded database gets. */
 export const EMBEDDED_DEMO = { users: 3, days: 90, seed: 1 } as const;
 const API_LOGIN_ROLE = 'healthd_api';
+const INGEST_LOGIN_ROLE = 'healthd_ingest';
 
 export interface EmbeddedServing {
   database: DatabaseHandle;
@@ -26,6 +28,10 @@ export interface EmbeddedServing {
   readUrl: string;
   apiToken: string;
   defaultUserId: string;
+  /** The writer login for the receiver's pool. */
+  ingestUrl: string;
+  /** SERVICE_UPLOAD_TOKEN, or the one generated in the data directory. */
+  uploadToken: string;
 }
 
 /** A secret kept in the data directory: read when there, else made and written (0600). */
@@ -47,6 +53,7 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
     await admin.connect();
     let readUrl: URL;
     let defaultUserId = config.defaultUserId;
+    let ingestUrl: URL;
     try {
       if (!(await hasUsers(admin))) {
         log.info('loading demo data (once, into the empty embedded database)', EMBEDDED_DEMO);
@@ -60,6 +67,11 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
       readUrl.password = password;
       // The demo's first user while the demo is there; once a real import replaced it, the first user stored.
       defaultUserId ??= (await preferredUser(admin, [demoUserId(EMBEDDED_DEMO.seed, 0)])) ?? demoUserId(EMBEDDED_DEMO.seed, 0);
+      const ingestPassword = await dataDirSecret(config, 'ingest-db-password');
+      await ensureLoginRole(admin, INGEST_LOGIN_ROLE, ingestPassword, WRITER_ROLE);
+      ingestUrl = new URL(database.url);
+      ingestUrl.username = INGEST_LOGIN_ROLE;
+      ingestUrl.password = ingestPassword;
     } finally {
       await admin.end();
     }
@@ -68,6 +80,8 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
       readUrl: readUrl.toString(),
       apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')),
       defaultUserId,
+      ingestUrl: config.ingest.databaseUrl ?? ingestUrl.toString(),
+      uploadToken: config.ingest.uploadToken ?? (await dataDirSecret(config, 'upload-token')),
     };
   } catch (error) {
     await database.close();

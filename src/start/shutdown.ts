@@ -14,6 +14,8 @@ const CLOSE_WAIT_MS = 5_000;
 export interface Stoppable {
   server: HttpServer;
   services: Services;
+  /** The sync receiver, when running: stops listening with the read API, its batches finish, then its pool closes. */
+  receiver?: () => { server: { stopListening(): void; readonly inFlight: number }; close(): Promise<void> } | null;
   /** Runs last (the embedded cluster's stop). */
   finally?: () => Promise<void>;
 }
@@ -27,12 +29,16 @@ export function installShutdown(parts: Stoppable): void {
     stopping = true;
     log.info('shutting down', { signal });
     server.stopListening();
+    const receiver = parts.receiver?.() ?? null;
+    receiver?.server.stopListening();
     await services.exports.drain(limits.shutdownGraceMs);
     // Every request is bounded by the connect and query timeouts, so by then
     // the rest have finished unless something hangs.
     const lastCall = Date.now() + dbConnectTimeoutMs + limits.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
-    while (server.inFlight > 0 && Date.now() < lastCall) await sleep(20);
-    if (server.inFlight > 0) log.warn('exiting with requests still running', { requests: server.inFlight });
+    const running = () => server.inFlight + (receiver?.server.inFlight ?? 0);
+    while (running() > 0 && Date.now() < lastCall) await sleep(20);
+    if (running() > 0) log.warn('exiting with requests still running', { requests: running() });
+    await Promise.race([receiver?.close(), sleep(CLOSE_WAIT_MS)]);
     await closeServices(services, CLOSE_WAIT_MS);
     await parts.finally?.();
     process.exit(0);

@@ -10,6 +10,8 @@ export const DEFAULT_USER = '00000000-0000-4000-8000-000000000001';
 export interface TestServer {
   baseUrl: string;
   port: number;
+  /** The sync receiver's base URL, when started with `receiver: true`. */
+  ingestUrl: string;
   token: string;
   child: ChildProcess;
   /** Everything the server wrote to stdout and stderr so far. */
@@ -21,6 +23,8 @@ export interface TestServer {
 
 export interface ServerOptions {
   databaseUrl: string;
+  /** Wait for the sync receiver's listening line too (it needs an upload token in env). */
+  receiver?: boolean;
   env?: Record<string, string | undefined>;
 }
 
@@ -34,6 +38,7 @@ export async function startServer(options: ServerOptions): Promise<TestServer> {
     SERVICE_API_TOKEN: TEST_TOKEN,
     SERVICE_USER_ID: DEFAULT_USER,
     SERVICE_PORT: '0',
+    SERVICE_INGEST_PORT: '0',
     WORKER_THREADS: '1',
     DB_POOL_SIZE: '4',
   });
@@ -45,10 +50,11 @@ export async function startServer(options: ServerOptions): Promise<TestServer> {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const port = await new Promise<number>((resolve, reject) => {
+  const [port, ingestPort] = await new Promise<[number, number]>((resolve, reject) => {
     const onData = () => {
       const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
+      const ingest = /receiver listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      if (match && (!options.receiver || ingest)) resolve([Number(match[1]), ingest ? Number(ingest[1]) : 0]);
     };
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
@@ -65,6 +71,7 @@ export async function startServer(options: ServerOptions): Promise<TestServer> {
   return {
     baseUrl,
     port,
+    ingestUrl: `http://127.0.0.1:${ingestPort}`,
     token,
     child,
     output: () => output,

@@ -1,0 +1,329 @@
+// One batch, one transaction (FACTS.md §6, §8, §9.1): the header is read
+// before a database connection is taken; then, inside the transaction, the
+// user is made on first sight, the batch id reserved (a replay stores
+// nothing), every line checked against its slot and schema and staged, and
+// finally the staged rows moved into the storage tables with deletions last.
+// Any failure rolls everything back: a 4xx for malformed input, a 5xx for
+// anything transient (the app retries those).
+import type pg from 'pg';
+import { ApiError } from '../errors.js';
+import {
+  applyStagedDailyBuckets,
+  countTypeUploads,
+  CREATE_STAGING_SQL,
+  deleteStaged,
+  ensureProfileRow,
+  moveStagedSamples,
+  insertStagedMoods,
+  insertStagedSamples,
+  insertStagedWorkouts,
+  mergeStagedRoutePoints,
+  mergeStagedSeriesPoints,
+  replaceProfile,
+  replaceStagedSummaries,
+  reserveBatch,
+  upsertStagedAggregates,
+  type ProfileSnapshot,
+} from '../db/writes/ingest.js';
+import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
+import { ensureUsers } from '../db/writes/setup.js';
+import { INGEST } from '../limits.js';
+import { describeError, log } from '../log.js';
+import type { Line } from './body.js';
+import { ingestErrors } from './errors.js';
+import { describeKind, lineKind, parseHeader, Slots, type BatchHeader, type LineKind } from './framing.js';
+import {
+  compile,
+  refusal,
+  SampleOfKind,
+  WRAPPED,
+  type ActivitySummaryLine,
+  type AggregateLine,
+  type Checker,
+  type DeletionLine,
+  type ProfileLine,
+  type RouteLine,
+  type SampleKind,
+  type SampleLine,
+  type SeriesLine,
+} from './lines.js';
+import type { NameIds } from './names.js';
+import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleCells, summaryCells, workoutCells } from './rows.js';
+import { Staging } from './staging.js';
+
+/** The success body: exactly the seven counts, as the reference counts them. */
+export interface BatchCounts {
+  accepted: number;
+  deleted: number;
+  duplicates: number;
+  routePoints: number;
+  seriesPoints: number;
+  aggregateSamples: number;
+  activitySummaries: number;
+}
+
+export interface BatchStore {
+  /** The receiver's own sessions (writer role). */
+  pool: pg.Pool;
+  names: NameIds;
+  /** The zone stored days are cut in (settings.time_zone). */
+  timeZone: string;
+}
+
+export interface BatchRequest {
+  userId: string;
+  /** X-Puls-Protocol, already checked; null when absent. */
+  requestedVersion: number | null;
+  /** X-Batch-ID as sent (logged when it disagrees with the header). */
+  batchIdHeader: string;
+  lines: AsyncIterator<Line>;
+}
+
+const SAMPLE_CHECKS = Object.fromEntries(Object.entries(SampleOfKind).map(([kind, schema]) => [kind, compile(schema)])) as Record<SampleKind, Checker>;
+const WRAPPED_CHECKS = Object.fromEntries(Object.entries(WRAPPED).map(([kind, schema]) => [kind, compile(schema)])) as Record<string, Checker>;
+const KIND_NAMES: ReadonlySet<string> = new Set(Object.keys(SampleOfKind));
+
+/** Sessions whose staging tables exist already. */
+const prepared = new WeakSet<pg.ClientBase>();
+
+function parseJson(line: Line): unknown {
+  // PostgreSQL text and jsonb cannot hold NUL: refuse it here, never as a 5xx later.
+  if (line.text.includes('\\u0000') && /(^|[^\\])(\\\\)*\\u0000/.test(line.text)) throw ingestErrors.badLine(line.number, 'text must not contain NUL (\\u0000)');
+  try {
+    return JSON.parse(line.text);
+  } catch (error) {
+    throw ingestErrors.badLine(line.number, `not valid JSON (${(error as Error).message.slice(0, 100)})`);
+  }
+}
+
+/**
+ * Checks a line after the header against the schema of its kind (lineKind);
+ * answers the payload (a sample line itself, else the wrapper's object) or
+ * throws the 400 naming the line and field.
+ */
+export function checkPayload(kind: LineKind, value: unknown, lineNumber: number): unknown {
+  if (kind === 'sample') {
+    const sampleKind = (value as { kind?: unknown }).kind;
+    const check = typeof sampleKind === 'string' && KIND_NAMES.has(sampleKind) ? SAMPLE_CHECKS[sampleKind as SampleKind] : SAMPLE_CHECKS.quantity;
+    const problem = refusal(check, value, '');
+    if (problem) throw ingestErrors.badLine(lineNumber, problem);
+    return value;
+  }
+  const payload = (value as Record<string, unknown>)[kind];
+  const problem = refusal(WRAPPED_CHECKS[kind], payload, kind);
+  if (problem) throw ingestErrors.badLine(lineNumber, problem);
+  return payload;
+}
+
+/** Pulls the next line; null at the end of the body. */
+async function next(lines: AsyncIterator<Line>): Promise<Line | null> {
+  const result = await lines.next();
+  return result.done ? null : result.value;
+}
+
+/** Stages one batch's lines, then stores them. */
+class BatchWriter {
+  private readonly staging: Staging;
+  private seq = 0;
+  private routePoints = 0;
+  private seriesPoints = 0;
+  private profile: ProfileSnapshot | null = null;
+  private readonly sampleTypes = new Set<number>();
+  /** Whether the samples so far came in (start, uuid) order, and the last one's key. */
+  private samplesInOrder = true;
+  private lastStart = -Infinity;
+  private lastUuid = '';
+  /** Samples created by the chunks moved while the batch was read. */
+  private moved = 0;
+
+  constructor(
+    private readonly client: pg.ClientBase,
+    private readonly store: BatchStore,
+    private readonly userId: string,
+  ) {
+    this.staging = new Staging(client, (name) => (name === 'samples' && this.samplesInOrder ? () => this.moveSamples() : undefined));
+  }
+
+  private async moveSamples(): Promise<void> {
+    this.moved += await moveStagedSamples(this.client, this.userId);
+  }
+
+  async sample(line: SampleLine): Promise<void> {
+    const typeId = await this.store.names.typeId(line.type);
+    this.sampleTypes.add(typeId);
+    if (line.kind === 'stateOfMind') return this.staging.add('moods', moodCells(line));
+    const sourceId = await this.store.names.sourceId(line.sourceName, line.device);
+    if (line.kind === 'workout') return this.staging.add('workouts', workoutCells(line, sourceId));
+    const cells = sampleCells(line, typeId, sourceId);
+    const start = cells[2] as number;
+    const uuid = cells[0] as string;
+    if (start < this.lastStart || (start === this.lastStart && uuid < this.lastUuid)) this.samplesInOrder = false;
+    this.lastStart = start;
+    this.lastUuid = uuid;
+    return this.staging.add('samples', cells);
+  }
+
+  deletion(line: DeletionLine): Promise<void> | undefined {
+    return this.staging.add('deletions', [line.uuid.toLowerCase()]);
+  }
+
+  async route(line: RouteLine, number: number): Promise<void> {
+    this.routePoints += line.points.length;
+    if (this.routePoints > INGEST.pointsPerBatch) throw ingestErrors.tooManyLines(`line ${number}: more than ${INGEST.pointsPerBatch} route points in one batch`);
+    const workout = line.workoutUUID.toLowerCase();
+    for (const p of line.points) await this.staging.add('routePoints', [this.seq++, workout, ms(p.t), p.lat, p.lon, p.alt ?? null]);
+  }
+
+  async series(line: SeriesLine, number: number): Promise<void> {
+    this.seriesPoints += line.points.length;
+    if (this.seriesPoints > INGEST.pointsPerBatch) throw ingestErrors.tooManyLines(`line ${number}: more than ${INGEST.pointsPerBatch} series points in one batch`);
+    const typeId = await this.store.names.typeId(line.type);
+    const workout = line.workoutUUID.toLowerCase();
+    for (const p of line.points) await this.staging.add('seriesPoints', [this.seq++, workout, typeId, ms(p.t), p.value]);
+  }
+
+  async aggregate(line: AggregateLine, number: number): Promise<void> {
+    if (!(line.bucketEnd > line.bucketStart)) throw ingestErrors.badLine(number, 'aggregate.bucketEnd must be after aggregate.bucketStart');
+    const typeId = await this.store.names.typeId(line.type);
+    return this.staging.add('aggregates', aggregateCells(this.seq++, line, typeId));
+  }
+
+  activitySummary(line: ActivitySummaryLine, number: number): Promise<void> | undefined {
+    if (line.localDate && !isCalendarDate(line.localDate)) throw ingestErrors.badLine(number, 'activitySummary.localDate must be a calendar date (YYYY-MM-DD)');
+    return this.staging.add('summaries', summaryCells(this.seq++, line));
+  }
+
+  setProfile(line: ProfileLine): void {
+    this.profile = profileSnapshot(line);
+  }
+
+  /** Moves everything staged into the storage tables; deletions last. */
+  async commitRows(nowMs: number): Promise<Omit<BatchCounts, 'duplicates'>> {
+    const { client, userId, staging } = this;
+    await staging.flushAll();
+    let accepted = this.moved;
+    if (staging.has('samples')) accepted += await insertStagedSamples(client, userId);
+    if (staging.has('workouts')) accepted += await insertStagedWorkouts(client, userId);
+    if (staging.has('moods')) accepted += await insertStagedMoods(client, userId);
+    const routePoints = staging.has('routePoints') ? await mergeStagedRoutePoints(client, userId) : 0;
+    const seriesPoints = staging.has('seriesPoints') ? await mergeStagedSeriesPoints(client, userId) : 0;
+    let aggregateSamples = 0;
+    if (staging.has('aggregates')) {
+      aggregateSamples = await upsertStagedAggregates(client, userId, nowMs);
+      await applyStagedDailyBuckets(client, userId, this.store.timeZone);
+    }
+    const activitySummaries = staging.has('summaries') ? await replaceStagedSummaries(client, userId) : 0;
+    if (this.profile) await replaceProfile(client, userId, this.profile, nowMs);
+    const deleted = staging.has('deletions') ? await deleteStaged(client, userId) : 0;
+    await countTypeUploads(client, userId, [...this.sampleTypes], nowMs);
+    return { accepted, deleted, routePoints, seriesPoints, aggregateSamples, activitySummaries };
+  }
+}
+
+/** Reads, checks and (unless `writer` is null: a replay) stages every line after the header. */
+async function readLines(lines: AsyncIterator<Line>, header: BatchHeader, writer: BatchWriter | null): Promise<void> {
+  const slots = new Slots(header.counts);
+  for (let line = await next(lines); line !== null; line = await next(lines)) {
+    const expected = slots.expected;
+    if (expected === null) throw ingestErrors.badLine(line.number, 'more lines than the header declared');
+    const value = parseJson(line);
+    const kind: LineKind = lineKind(value, line.number);
+    if (kind !== expected) throw ingestErrors.badLine(line.number, `expected ${describeKind(expected)} but found ${describeKind(kind)}`);
+    slots.take();
+    const payload = checkPayload(kind, value, line.number);
+    if (writer === null) continue;
+    if (kind === 'sample') {
+      await writer.sample(payload as SampleLine);
+      continue;
+    }
+    switch (kind) {
+      case 'deleted':
+        await writer.deletion(payload as DeletionLine);
+        break;
+      case 'route':
+        await writer.route(payload as RouteLine, line.number);
+        break;
+      case 'series':
+        await writer.series(payload as SeriesLine, line.number);
+        break;
+      case 'aggregate':
+        await writer.aggregate(payload as AggregateLine, line.number);
+        break;
+      case 'activitySummary':
+        await writer.activitySummary(payload as ActivitySummaryLine, line.number);
+        break;
+      case 'profile':
+        writer.setProfile(payload as ProfileLine);
+        break;
+    }
+  }
+  const short = slots.shortfall();
+  if (short) throw ingestErrors.badRequest(short);
+}
+
+const PG_DATA_EXCEPTION = '22';
+const QUERY_CANCELED = '57014';
+
+/** An error from storing as the answer: ours as they are; the database's a 503 (transient), or a 400 when it refused a value. */
+function asAnswer(error: unknown, userId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith(PG_DATA_EXCEPTION)) {
+    log.warn('batch refused by the database', { userId, ...describeError(error) });
+    return ingestErrors.badRequest(`the batch holds a value the database refused (${(error as Error).message.slice(0, 120)})`);
+  }
+  log.error('batch failed', { userId, ...describeError(error) });
+  return code === QUERY_CANCELED ? ingestErrors.timeout() : ingestErrors.unavailable();
+}
+
+/** Stores one batch; resolves with its counts once committed, or throws the ApiError to answer. */
+export async function storeBatch(store: BatchStore, request: BatchRequest): Promise<BatchCounts> {
+  const { userId, lines } = request;
+  let client: pg.PoolClient | null = null;
+  let began = false;
+  try {
+    const first = await next(lines);
+    if (first === null) throw ingestErrors.badRequest('the body is empty; a batch starts with its header line');
+    const header = parseHeader(parseJson(first), first.number, request.requestedVersion);
+    if (request.batchIdHeader && request.batchIdHeader.toLowerCase() !== header.batchId) {
+      log.warn('X-Batch-ID differs from the header batchID', { userId, header: header.batchId });
+    }
+    client = await store.pool.connect();
+    if (!prepared.has(client)) {
+      await client.query(CREATE_STAGING_SQL);
+      await skipForeignKeyChecks(client, 'samples');
+      prepared.add(client);
+    }
+    const nowMs = Date.now();
+    await client.query('BEGIN');
+    began = true;
+    await ensureUsers(client, [userId], nowMs);
+    await ensureProfileRow(client, userId);
+    const fresh = await reserveBatch(client, userId, header.batchId, header.sampleCount, nowMs);
+    const writer = fresh ? new BatchWriter(client, store, userId) : null;
+    await readLines(lines, header, writer);
+    if (writer === null) {
+      await client.query('ROLLBACK');
+      began = false;
+      return { accepted: 0, deleted: 0, duplicates: header.sampleCount, routePoints: 0, seriesPoints: 0, aggregateSamples: 0, activitySummaries: 0 };
+    }
+    const counts = await writer.commitRows(nowMs);
+    await client.query('COMMIT');
+    began = false;
+    return { ...counts, duplicates: header.sampleCount - counts.accepted };
+  } catch (error) {
+    if (began && client) {
+      try {
+        await client.query('ROLLBACK');
+        began = false;
+      } catch {
+        // the session is dropped below
+      }
+    }
+    throw asAnswer(error, userId);
+  } finally {
+    // A session whose rollback failed may be broken: release(true) drops it.
+    client?.release(began ? true : undefined);
+    await lines.return?.(undefined);
+  }
+}

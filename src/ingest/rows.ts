@@ -1,0 +1,189 @@
+// Validated protocol lines as staging rows (src/db/writes/ingest.ts STAGING
+// column order). Instants are rounded to whole milliseconds (the storage
+// contract's bigint epoch ms); uuids are stored lowercase; quantity values are
+// put in the type's canonical unit when the line names another convertible
+// unit; a special kind's detail goes into `metadata` beside the sample's own
+// metadata keys, as the importer stores an ECG.
+import { typeInfo } from '../core/registry.js';
+import { convertToCanonical } from '../core/units.js';
+import type { Cell } from './staging.js';
+import type { ActivitySummaryLine, AggregateLine, ProfileLine, SampleLine } from './lines.js';
+import type { ProfileSnapshot } from '../db/writes/ingest.js';
+
+export const ms = (value: number): number => Math.round(value);
+const msOrNull = (value: number | null | undefined): number | null => (value === null || value === undefined ? null : Math.round(value));
+const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
+const json = (value: unknown): string => JSON.stringify(value);
+
+function sampleValue(line: SampleLine): number | null {
+  if (line.kind === 'category') return line.category ?? null;
+  if (line.kind !== 'quantity' || line.value === null || line.value === undefined) return null;
+  if (!line.unit) return line.value;
+  return convertToCanonical(line.type, line.value, line.unit) ?? line.value;
+}
+
+function sampleMetadata(line: SampleLine): string | null {
+  const own = line.metadata ?? {};
+  switch (line.kind) {
+    case 'heartbeatSeries':
+      return json({ ...own, heartbeats: line.heartbeats });
+    case 'ecg': {
+      const ecg = line.ecg!;
+      return json({
+        ...own,
+        classification: ecg.classification,
+        averageHeartRateBpm: orNull(ecg.averageHeartRateBpm),
+        samplingFrequencyHz: orNull(ecg.samplingFrequencyHz),
+        symptomsStatus: ecg.symptomsStatus,
+        voltagesUV: ecg.voltagesUV,
+      });
+    }
+    case 'medicationDose': {
+      const dose = line.medicationDose!;
+      return json({
+        ...own,
+        medication: orNull(dose.medication),
+        status: dose.status,
+        scheduledAt: msOrNull(dose.scheduledAt),
+        scheduledAtContext: orNull(dose.scheduledAtContext),
+        doseQuantity: orNull(dose.doseQuantity),
+        doseUnit: orNull(dose.doseUnit),
+      });
+    }
+    default:
+      return line.metadata ? json(line.metadata) : null;
+  }
+}
+
+const endOf = (line: { start: number; end?: number | null }): number => ms(line.end ? line.end : line.start);
+
+/** A `samples` staging row: quantity, category, heartbeat series, ECG, medication dose. */
+export function sampleCells(line: SampleLine, typeId: number, sourceId: number | null): Cell[] {
+  return [line.uuid.toLowerCase(), typeId, ms(line.start), endOf(line), sampleValue(line), sourceId, sampleMetadata(line)];
+}
+
+type Stat = { min?: number | null; avg?: number | null; max?: number | null; sum?: number | null };
+
+/** statisticsDetail without its nulls; from the flat statistics (a sum for cumulative types, a mean otherwise) when only those came. */
+function workoutStatistics(detail: Record<string, Stat> | null | undefined, flat: Record<string, number> | null | undefined): Record<string, Stat> {
+  const out: Record<string, Stat> = {};
+  if (detail) {
+    for (const [type, stat] of Object.entries(detail)) {
+      const kept: Stat = {};
+      for (const key of ['min', 'avg', 'max', 'sum'] as const) if (typeof stat[key] === 'number') kept[key] = stat[key];
+      out[type] = kept;
+    }
+    return out;
+  }
+  for (const [type, value] of Object.entries(flat ?? {})) {
+    const info = typeInfo(type);
+    out[type] = info?.kind === 'quantity' && info.aggregation === 'cumulative' ? { sum: value } : { avg: value };
+  }
+  return out;
+}
+
+const timed = <T extends { start: number; end?: number | null }>(item: T): T => ({ ...item, start: ms(item.start), end: msOrNull(item.end) });
+
+/** A `workouts` staging row. */
+export function workoutCells(line: SampleLine, sourceId: number | null): Cell[] {
+  const w = line.workout!;
+  return [
+    line.uuid.toLowerCase(),
+    w.activityType,
+    ms(line.start),
+    endOf(line),
+    w.duration,
+    orNull(w.totalDistanceMeters),
+    orNull(w.totalEnergyKcal),
+    sourceId,
+    json(workoutStatistics(w.statisticsDetail, w.statistics)),
+    json((w.events ?? []).map(timed)),
+    json((w.activities ?? []).map(timed)),
+    line.metadata ? json(line.metadata) : null,
+  ];
+}
+
+/** A `state_of_mind` staging row. */
+export function moodCells(line: SampleLine): Cell[] {
+  const mood = line.stateOfMind!;
+  return [line.uuid.toLowerCase(), ms(line.start), mood.kind, mood.valence, mood.valenceClassification, json(mood.labels), json(mood.associations)];
+}
+
+const DISCRETE_COLUMNS: Readonly<Record<string, string>> = { average: 'avg', min: 'min', max: 'max' };
+const ANY_COLUMNS: Readonly<Record<string, string>> = { sum: 'sum', ...DISCRETE_COLUMNS };
+
+/**
+ * The `daily_aggregates` column a bucket feeds, or null: only 1-day buckets
+ * over every device, and of those the sum of a cumulative type or the
+ * mean, minimum or maximum of a discrete one (a quantity type we do not
+ * know yet feeds the column its function names).
+ */
+export function dailyColumn(line: AggregateLine): string | null {
+  if (line.intervalUnit !== 'day' || line.intervalValue !== 1 || line.deviceFilter !== 'all') return null;
+  const info = typeInfo(line.type);
+  if (info === undefined) return line.type.startsWith('HKQuantityTypeIdentifier') ? (ANY_COLUMNS[line.func] ?? null) : null;
+  if (info.kind !== 'quantity') return null;
+  if (info.aggregation === 'cumulative') return line.func === 'sum' ? 'sum' : null;
+  return DISCRETE_COLUMNS[line.func] ?? null;
+}
+
+export function aggregateCells(seq: number, line: AggregateLine, typeId: number): Cell[] {
+  return [
+    seq,
+    typeId,
+    line.func,
+    line.intervalValue,
+    line.intervalUnit,
+    line.deviceFilter,
+    ms(line.bucketStart),
+    ms(line.bucketEnd),
+    orNull(line.value),
+    line.bucketStartContext ? json(line.bucketStartContext) : null,
+    line.bucketEndContext ? json(line.bucketEndContext) : null,
+    dailyColumn(line),
+  ];
+}
+
+const DAY_MS = 86_400_000;
+
+/** Whether `day` (YYYY-MM-DD) is a real calendar date. */
+export function isCalendarDate(day: string): boolean {
+  const at = Date.parse(`${day}T00:00:00Z`);
+  return Number.isFinite(at) && new Date(at).toISOString().slice(0, 10) === day;
+}
+
+/**
+ * The day a summary line names: its localDate, else (older senders) the
+ * calendar date of `date` shifted by its context's UTC offset, else the UTC
+ * date of `date`.
+ */
+export function summaryDay(line: ActivitySummaryLine): string {
+  if (line.localDate) return line.localDate;
+  const offsetMs = (line.temporalContext?.utcOffsetSeconds ?? 0) * 1000;
+  const at = Math.floor(line.date + offsetMs);
+  return new Date(Math.floor(at / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Move ring mode: the protocol's 0 (kcal) / 1 (minutes) as the API's 1 / 2. */
+const moveMode = (mode: 0 | 1 | null | undefined): number | null => (mode === 0 ? 1 : mode === 1 ? 2 : null);
+
+/** An `activity_summaries` staging row: the whole day, an omitted ring null. */
+export function summaryCells(seq: number, line: ActivitySummaryLine): Cell[] {
+  return [
+    seq,
+    summaryDay(line),
+    orNull(line.moveKcal),
+    orNull(line.moveGoalKcal),
+    orNull(line.exerciseMin),
+    orNull(line.exerciseGoalMin),
+    orNull(line.standHours),
+    orNull(line.standGoalHours),
+    orNull(line.moveTimeMin),
+    orNull(line.moveTimeGoalMin),
+    moveMode(line.moveMode),
+  ];
+}
+
+export function profileSnapshot(line: ProfileLine): ProfileSnapshot {
+  return { name: orNull(line.name), email: orNull(line.email), dateOfBirthMs: msOrNull(line.dateOfBirth), biologicalSex: orNull(line.biologicalSex) };
+}

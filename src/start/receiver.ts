@@ -1,0 +1,100 @@
+// The sync receiver beside the read API (`npm start`): started when an upload
+// token exists — SERVICE_UPLOAD_TOKEN (generated with the embedded database)
+// or any device token, including one issued while the server runs. It gets
+// its own listener, its own writer pool, and the read API's failed-auth
+// throttle; it claims the zone that cuts stored days, and refuses to start
+// when its login lacks the writer role's privileges.
+import type pg from 'pg';
+import { ConfigError } from '../config.js';
+import { missingWritePrivileges } from '../db/writes/ingest.js';
+import { claimTimeZone } from '../db/writes/setup.js';
+import { createWriterPool } from '../db/writer-pool.js';
+import type { FailedAuthThrottle } from '../http/throttle.js';
+import type { Uws } from '../http/uws.js';
+import { NameIds } from '../ingest/names.js';
+import { createIngestServer, type IngestServer } from '../ingest/server.js';
+import { PROTOCOL_DEFAULT_USER } from '../limits.js';
+import { describeError, log } from '../log.js';
+import type { ResolvedConfig } from '../services.js';
+import { uploadAuthenticator, type TokenStore } from '../tokens/store.js';
+
+export interface RunningReceiver {
+  server: IngestServer;
+  port: number;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export interface ReceiverParts {
+  /** The writer login (INGEST_DATABASE_URL, or the embedded healthd_ingest). */
+  databaseUrl: string;
+  tokens: TokenStore;
+  /** The read API's: one allowance per address across both ports. */
+  throttle: FailedAuthThrottle;
+}
+
+/**
+ * Starts the receiver now when an upload token exists (a failure refuses the
+ * start), else once the first device token is issued (announced then, no
+ * restart needed). Answers a getter of the running receiver, or null.
+ */
+export async function receiverBeside(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<() => RunningReceiver | null> {
+  let running: RunningReceiver | null = null;
+  if (config.ingest.uploadToken !== null || parts.tokens.hasUploadTokens) {
+    running = await startReceiver(uws, config, parts);
+  } else {
+    parts.tokens.onFirstUploadToken(() => {
+      startReceiver(uws, config, parts).then(
+        (started) => {
+          running = started;
+          process.stdout.write(receiverBanner(config, started.port, false));
+        },
+        (error) => log.error('could not start the sync receiver', describeError(error)),
+      );
+    });
+  }
+  return () => running;
+}
+
+export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<RunningReceiver> {
+  const pool = createWriterPool({ connectionString: parts.databaseUrl, max: config.ingest.poolSize, connectTimeoutMs: config.dbConnectTimeoutMs });
+  // New type and source names commit on their own sessions while every batch session may be busy in its transaction.
+  const namesPool = createWriterPool({ connectionString: parts.databaseUrl, max: 2, connectTimeoutMs: config.dbConnectTimeoutMs });
+  try {
+    let missing: string[];
+    try {
+      missing = await missingWritePrivileges(pool);
+    } catch (error) {
+      throw new ConfigError(`INGEST_DATABASE_URL: cannot use the database (${(error as { code?: string }).code ?? (error as Error).message})`);
+    }
+    if (missing.length > 0) {
+      throw new ConfigError(`INGEST_DATABASE_URL: its login lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}; grant it the healthd_writer role`);
+    }
+    const zone = await claimTimeZone(pool, config.timeZone);
+    if (zone !== config.timeZone) throw new ConfigError(`SERVICE_TIME_ZONE is ${config.timeZone} but the stored data was cut in ${zone}; set SERVICE_TIME_ZONE=${zone}`);
+    const server = createIngestServer(uws, {
+      store: { pool, names: new NameIds(namesPool), timeZone: config.timeZone },
+      authenticate: uploadAuthenticator(parts.tokens, config.ingest.uploadToken),
+      throttle: parts.throttle,
+      trustProxyHeaders: config.trustProxyHeaders,
+    });
+    const port = await server.listen(config.host, config.ingest.port);
+    return { server, port, pool, close: () => Promise.all([pool.end(), namesPool.end()]).then(() => {}) };
+  } catch (error) {
+    await Promise.all([pool.end().catch(() => {}), namesPool.end().catch(() => {})]);
+    throw error;
+  }
+}
+
+/** What the start-up prints about the receiver: its URL, the upload token (embedded only) and whose data the app writes. */
+export function receiverBanner(config: ResolvedConfig, port: number, showToken: boolean): string {
+  const url = `http://${config.host}:${port}`;
+  const lines = [`healthd receiver listening on ${url} (Puls Sync Protocol v1; point the PulsHealth app here)`];
+  if (showToken && config.ingest.uploadToken) lines.push(`  upload token: ${config.ingest.uploadToken}`);
+  const readAs =
+    config.defaultUserId === PROTOCOL_DEFAULT_USER
+      ? 'the read API serves it by default'
+      : `read it with SERVICE_USER_ID=${PROTOCOL_DEFAULT_USER}, or user=${PROTOCOL_DEFAULT_USER} with SERVICE_MULTI_USER=true`;
+  lines.push(`  the app uploads as ${PROTOCOL_DEFAULT_USER} unless its User ID is set; ${readAs}`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,103 @@
+// The issued tokens each server process checks against, held in memory as a
+// map from hash to grant and re-read every TOKEN_REFRESH_MS (so an issue or
+// a revocation takes effect within seconds, in every process, without a
+// restart). A presented token is hashed once and looked up: no per-request
+// query, and nothing to compare byte by byte. The static secrets
+// (SERVICE_API_TOKEN, SERVICE_UPLOAD_TOKEN) are compared in constant time.
+import { createHash, randomBytes } from 'node:crypto';
+import { activeTokens, type ActiveToken, type TokenKind } from '../db/tokens.js';
+import type { Db } from '../db/pool.js';
+import { makeTokenCheck } from '../http/auth.js';
+import { TOKEN_REFRESH_MS } from '../limits.js';
+import { describeError, log } from '../log.js';
+import type { Reader } from '../routes/route.js';
+
+const PREFIX: Readonly<Record<TokenKind, string>> = { upload: 'hdu_', read: 'hdr_' };
+
+/** A new token of `kind`: a recognisable prefix and 32 random bytes. */
+export function newToken(kind: TokenKind): string {
+  return PREFIX[kind] + randomBytes(32).toString('base64url');
+}
+
+/** What is stored: tokens are random, so one SHA-256 is enough (no guessing to slow down). */
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+const BEARER = /^bearer[ ]+(\S+)[ ]*$/i;
+
+/** Who an upload may write for: the token's bound user, or anyone (the shared token). */
+export interface Uploader {
+  boundUser: string | null;
+}
+
+export class TokenStore {
+  private byHash = new Map<string, ActiveToken>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(private readonly db: Db) {}
+
+  /** Loads the tokens, then keeps re-reading them. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => {
+      this.refresh().catch((error) => log.warn('could not re-read issued tokens', describeError(error)));
+    }, TOKEN_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async refresh(): Promise<void> {
+    const rows = await activeTokens(this.db);
+    const before = this.hasUploadTokens;
+    this.byHash = new Map(rows.map((row) => [row.hash, row]));
+    if (!before && this.hasUploadTokens) for (const listener of this.listeners) listener();
+  }
+
+  /** Called once device upload tokens exist where there were none. */
+  onFirstUploadToken(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  get hasUploadTokens(): boolean {
+    for (const token of this.byHash.values()) if (token.kind === 'upload') return true;
+    return false;
+  }
+
+  /** The issued token of `kind` a bearer header presents, or undefined. */
+  lookup(authorization: string, kind: TokenKind): ActiveToken | undefined {
+    const match = BEARER.exec(authorization);
+    if (!match || !match[1].startsWith(PREFIX[kind])) return undefined;
+    const token = this.byHash.get(tokenHash(match[1]));
+    return token?.kind === kind ? token : undefined;
+  }
+}
+
+/**
+ * The read API's token check: SERVICE_API_TOKEN (reads the default user, or
+ * anyone with multi-user reads on), or a per-user read token (reads that one
+ * user), or null. Upload tokens never read.
+ */
+export function readAuthenticator(store: TokenStore, apiToken: string): (authorization: string) => Reader | null {
+  const matchesStatic = makeTokenCheck(apiToken);
+  const staticReader: Reader = Object.freeze({ boundUser: null });
+  return (authorization) => {
+    const issued = store.lookup(authorization, 'read');
+    if (issued) return { boundUser: issued.userId };
+    return matchesStatic(authorization) ? staticReader : null;
+  };
+}
+
+/** The receiver's token check: SERVICE_UPLOAD_TOKEN (any user), or a device token (its user), or null. Read tokens never upload. */
+export function uploadAuthenticator(store: TokenStore, uploadToken: string | null): (authorization: string) => Uploader | null {
+  const matchesShared = uploadToken === null ? () => false : makeTokenCheck(uploadToken);
+  const shared: Uploader = Object.freeze({ boundUser: null });
+  return (authorization) => {
+    const issued = store.lookup(authorization, 'upload');
+    if (issued) return { boundUser: issued.userId };
+    return matchesShared(authorization) ? shared : null;
+  };
+}

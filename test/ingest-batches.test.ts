@@ -1,0 +1,236 @@
+// Issue 13, what batches do beyond the corpus: concurrent batches from one
+// device (overlapping samples, one batch id sent twice at once) neither
+// deadlock nor double a row; a batch larger than one staging chunk; routes and
+// series arriving in pieces, out of order and before their workout; deletions
+// after inserts, scoped to the user, taking a workout's route and streams;
+// day buckets feeding /v1/metrics/daily; rings and profile replaced; users
+// chosen by X-User-ID; and the optional reads the app calls.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
+import { startServer, type TestServer } from './support/server.js';
+
+const T = Date.UTC(2024, 5, 10, 6);
+const DAY = 86_400_000;
+const OTHER = '0f0f0f0f-0000-4000-8000-000000000002';
+
+let db: TestDatabase;
+let server: TestServer;
+
+before(async () => {
+  db = await createTestDatabase();
+  server = await startServer({
+    databaseUrl: db.url,
+    receiver: true,
+    env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN, SERVICE_USER_ID: SYNC_USER, SERVICE_MULTI_USER: 'true', SERVICE_TIME_ZONE: 'America/Los_Angeles' },
+  });
+});
+
+after(async () => {
+  await server?.stop();
+  await db.drop();
+  await stopOwnCluster();
+});
+
+const uuid = (prefix: number, n: number) => `${prefix.toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`.toUpperCase();
+
+async function ok(body: string, headers: Record<string, string> = {}) {
+  const answer = await postBatch(server.ingestUrl, body, { headers });
+  assert.equal(answer.status, 200, `${answer.text}\n${server.output().slice(-1500)}`);
+  return answer.body;
+}
+
+describe('concurrency', () => {
+  test('8 concurrent batches of 1,000 samples, each sharing half its samples with the next: every sample stored once', async () => {
+    const batches = Array.from({ length: 8 }, (_, b) =>
+      batch({ samples: Array.from({ length: 1000 }, (_, i) => heartRate(uuid(0x10, ((b * 500 + i) % 4000) + 1), T + ((b * 500 + i) % 4000) * 1000, 60 + (i % 40))) }),
+    );
+    const answers = await Promise.all(batches.map((body) => postBatch(server.ingestUrl, body)));
+    for (const answer of answers) assert.equal(answer.status, 200, `${answer.text}\n${server.output().slice(-2000)}`);
+    const accepted = answers.reduce((sum, a) => sum + a.body.accepted, 0);
+    const duplicates = answers.reduce((sum, a) => sum + a.body.duplicates, 0);
+    assert.equal(accepted, 4000);
+    assert.equal(duplicates, 4000);
+    const [row] = await db.query(`SELECT count(*)::int AS n, count(DISTINCT uuid)::int AS distinct FROM samples WHERE uuid::text LIKE '00000010-%'`);
+    assert.deepEqual(row, { n: 4000, distinct: 4000 });
+  });
+
+  test('one batch id sent twice at once: one stores it, the other is its replay', async () => {
+    const body = batch({ samples: Array.from({ length: 300 }, (_, i) => heartRate(uuid(0x11, i + 1), T + i * 1000, 70)) });
+    const [a, b] = await Promise.all([postBatch(server.ingestUrl, body), postBatch(server.ingestUrl, body)]);
+    assert.equal(a.status, 200, a.text);
+    assert.equal(b.status, 200, b.text);
+    assert.deepEqual([a.body.accepted + b.body.accepted, a.body.duplicates + b.body.duplicates], [300, 300]);
+    const [row] = await db.query(`SELECT count(*)::int AS n FROM samples WHERE uuid::text LIKE '00000011-%'`);
+    assert.equal(row.n, 300);
+  });
+});
+
+test('batches larger than one staging chunk: in time order (moved chunk by chunk), then shuffled with new ones (stored at the end)', async () => {
+  const samples = Array.from({ length: 12_000 }, (_, i) => heartRate(uuid(0x12, i + 1), T - 2 * DAY + i * 1000, 50 + (i % 50)));
+  assert.deepEqual(await ok(batch({ samples })), { accepted: 12_000, deleted: 0, duplicates: 0, routePoints: 0, seriesPoints: 0, aggregateSamples: 0, activitySummaries: 0 });
+  const more = [...samples, ...Array.from({ length: 100 }, (_, i) => heartRate(uuid(0x13, i + 1), T - 3 * DAY + i * 1000, 70))];
+  // A fixed shuffle: every 7th sample first, then the rest backwards.
+  const shuffled = [...more.filter((_, i) => i % 7 === 0), ...more.filter((_, i) => i % 7 !== 0).reverse()];
+  const again = await ok(batch({ samples: shuffled }));
+  assert.deepEqual([again.accepted, again.duplicates], [100, 12_000]);
+  const [row] = await db.query(`SELECT count(*)::int AS n FROM samples WHERE uuid::text LIKE '00000012-%' OR uuid::text LIKE '00000013-%'`);
+  assert.equal(row.n, 12_100);
+});
+
+describe('workouts, routes and series', () => {
+  const W = uuid(0x20, 1);
+  const route = (ts: number[]) => ({ workoutUUID: W, points: ts.map((t) => ({ t: T + t * 1000, lat: 37 + t / 1000, lon: -122, alt: t })) });
+  const series = (ts: number[]) => ({ workoutUUID: W, type: 'HKQuantityTypeIdentifierCyclingPower', unit: 'W', points: ts.map((t) => ({ t: T + t * 1000, value: 200 + t })) });
+
+  test('points arrive before the workout, in pieces, out of order, some twice; kept once each and ordered', async () => {
+    const first = await ok(batch({ routes: [route([5, 3]), route([3, 1])], series: [series([9, 2])] }));
+    assert.deepEqual([first.routePoints, first.seriesPoints], [3, 2]);
+    const second = await ok(batch({ routes: [route([4, 1, 2])], series: [series([2, 5])] }));
+    assert.deepEqual([second.routePoints, second.seriesPoints], [2, 1]);
+    const workout = {
+      uuid: W, type: 'HKWorkoutTypeIdentifier', kind: 'workout', start: T, end: T + 3600_000, sourceName: 'Apple Watch',
+      workout: { activityType: 'cycling', duration: 3600, totalDistanceMeters: 20000, statistics: { HKQuantityTypeIdentifierActiveEnergyBurned: 500, HKQuantityTypeIdentifierHeartRate: 140 } },
+    };
+    assert.equal((await ok(batch({ samples: [workout] }))).accepted, 1);
+    const detail = await server.getJson(`/v1/workouts/${W.toLowerCase()}`);
+    assert.equal(detail.body.hasRoute, true);
+    assert.deepEqual(detail.body.availableMetrics, ['HKQuantityTypeIdentifierCyclingPower']);
+    assert.deepEqual(detail.body.statisticsDetail, { HKQuantityTypeIdentifierActiveEnergyBurned: { sum: 500 }, HKQuantityTypeIdentifierHeartRate: { avg: 140 } });
+    const [stored] = await db.query(`SELECT times_ms::float8[] AS t, altitudes_m AS alt FROM workout_routes WHERE workout_uuid = $1`, [W]);
+    assert.deepEqual(stored, { t: [1, 2, 3, 4, 5].map((s) => T + s * 1000), alt: [1, 2, 3, 4, 5] });
+    const streamed = await server.getJson(`/v1/workouts/${W.toLowerCase()}/series`);
+    assert.deepEqual(streamed.body.series[0].points, [2, 5, 9].map((s) => [T + s * 1000, 200 + s]));
+  });
+
+  test('deleting the workout takes its route and streams; a deletion in the same batch as an insert wins', async () => {
+    const S = uuid(0x21, 1);
+    const answer = await ok(batch({ samples: [heartRate(S, T, 80)], deletions: [{ uuid: W.toLowerCase(), type: 'HKWorkoutTypeIdentifier' }, { uuid: S, type: 'HKQuantityTypeIdentifierHeartRate' }] }));
+    assert.deepEqual([answer.accepted, answer.deleted], [1, 2]);
+    const [left] = await db.query(
+      `SELECT (SELECT count(*) FROM workouts WHERE uuid = $1)::int AS workouts, (SELECT count(*) FROM workout_routes WHERE workout_uuid = $1)::int AS routes,
+              (SELECT count(*) FROM workout_streams WHERE workout_uuid = $1)::int AS streams, (SELECT count(*) FROM samples WHERE uuid = $2)::int AS samples`,
+      [W, S],
+    );
+    assert.deepEqual(left, { workouts: 0, routes: 0, streams: 0, samples: 0 });
+  });
+
+  test("another user's deletion never touches this user's rows", async () => {
+    const S = uuid(0x22, 1);
+    await ok(batch({ samples: [heartRate(S, T, 90)] }));
+    const answer = await ok(batch({ deletions: [{ uuid: S, type: 'HKQuantityTypeIdentifierHeartRate' }] }), { 'x-user-id': OTHER });
+    assert.equal(answer.deleted, 0);
+    const [row] = await db.query(`SELECT user_id::text AS owner FROM samples WHERE uuid = $1`, [S]);
+    assert.equal(row.owner, SYNC_USER);
+  });
+});
+
+describe('aggregates, rings and profile', () => {
+  const bucket = (type: string, func: string, start: number, value: number | null, extra: object = {}) => ({
+    type, func, intervalValue: 1, intervalUnit: 'day', deviceFilter: 'all', bucketStart: start, bucketEnd: start + DAY, value, ...extra,
+  });
+  // Midnight in Los Angeles (the stored zone) on 2024-06-10 and 2024-06-11.
+  const D10 = Date.UTC(2024, 5, 10, 7);
+  const D11 = D10 + DAY;
+
+  test('day buckets over every device feed /v1/metrics/daily on their local day; a repeat in a batch counts once, the last winning', async () => {
+    const answer = await ok(
+      batch({
+        aggregates: [
+          bucket('HKQuantityTypeIdentifierStepCount', 'sum', D10, 5000),
+          bucket('HKQuantityTypeIdentifierStepCount', 'sum', D10, 8000),
+          bucket('HKQuantityTypeIdentifierStepCount', 'sum', D11, 9000),
+          bucket('HKQuantityTypeIdentifierStepCount', 'sum', D11, 1, { deviceFilter: 'watch' }),
+          bucket('HKQuantityTypeIdentifierStepCount', 'average', D11, 1),
+          bucket('HKQuantityTypeIdentifierRestingHeartRate', 'average', D10, 55),
+          bucket('HKQuantityTypeIdentifierRestingHeartRate', 'min', D10, 50),
+          bucket('HKQuantityTypeIdentifierRestingHeartRate', 'duration', D10, 3600, { unit: 's' }),
+        ],
+      }),
+    );
+    assert.equal(answer.aggregateSamples, 7);
+    const daily = await server.getJson(`/v1/metrics/daily?types=HKQuantityTypeIdentifierStepCount,HKQuantityTypeIdentifierRestingHeartRate&start=${D10}&end=${D11 + DAY}`);
+    assert.deepEqual(daily.body.metrics, [
+      { identifier: 'HKQuantityTypeIdentifierStepCount', unit: 'count', days: [{ date: '2024-06-10', value: 8000 }, { date: '2024-06-11', value: 9000 }] },
+      { identifier: 'HKQuantityTypeIdentifierRestingHeartRate', unit: 'count/min', days: [{ date: '2024-06-10', value: 55 }] },
+    ]);
+    const [rhr] = await db.query(`SELECT sum, avg, min, max FROM daily_aggregates d JOIN sample_types t USING (type_id) WHERE t.identifier = 'HKQuantityTypeIdentifierRestingHeartRate'`);
+    assert.deepEqual(rhr, { sum: null, avg: 55, min: 50, max: null });
+  });
+
+  test('a null bucket clears its day', async () => {
+    await ok(batch({ aggregates: [bucket('HKQuantityTypeIdentifierStepCount', 'sum', D11, null)] }));
+    const daily = await server.getJson(`/v1/metrics/daily?types=HKQuantityTypeIdentifierStepCount&start=${D10}&end=${D11 + DAY}`);
+    assert.deepEqual(daily.body.metrics[0].days, [{ date: '2024-06-10', value: 8000 }]);
+  });
+
+  test('rings: the last line of a day wins, legacy dates shift by their offset, moveMode 0/1 becomes 1/2', async () => {
+    const context = { timeZoneID: 'America/Los_Angeles', utcOffsetSeconds: -25200, source: 'device_current', confidence: 'inferred' };
+    const answer = await ok(
+      batch({
+        summaries: [
+          { date: D10, localDate: '2024-06-10', moveKcal: 100, moveMode: 0 },
+          { date: D10, localDate: '2024-06-10', moveKcal: 300, moveMode: 1, moveTimeMin: 20 },
+          { date: Date.UTC(2024, 5, 12, 6), temporalContext: context, exerciseMin: 12 },
+        ],
+      }),
+    );
+    assert.equal(answer.activitySummaries, 2);
+    const rings = await server.getJson(`/v1/activity/summary?start=${D10}&end=${D11 + 2 * DAY}`);
+    assert.deepEqual(
+      rings.body.days.map((d: { date: string; moveKcal: number; moveMode: number; exerciseMin: number }) => [d.date, d.moveKcal, d.moveMode, d.exerciseMin]),
+      [['2024-06-10', 300, 2, null], ['2024-06-11', null, null, 12]],
+    );
+  });
+
+  test('the profile line replaces the whole profile; {} clears it', async () => {
+    await ok(batch({ profile: { name: 'Ada', email: 'ada@example.org', dateOfBirth: 0.4, biologicalSex: 'female' } }));
+    assert.deepEqual((await server.getJson('/v1/profile')).body, { userID: SYNC_USER, name: 'Ada', email: 'ada@example.org', dateOfBirth: 0, biologicalSex: 'female' });
+    await ok(batch({ profile: {} }));
+    assert.deepEqual((await server.getJson('/v1/profile')).body, { userID: SYNC_USER, name: null, email: null, dateOfBirth: null, biologicalSex: null });
+  });
+});
+
+describe('users and the optional reads', () => {
+  test('X-User-ID names the user, created on first sight with an empty profile; /v1/users counts its batches', async () => {
+    await ok(batch({ samples: [heartRate(uuid(0x30, 1), T, 61), heartRate(uuid(0x30, 2), T + 1000, 62)] }), { 'x-user-id': OTHER.toUpperCase() });
+    const users = await server.getJson('/v1/users');
+    const other = users.body.users.find((u: { userID: string }) => u.userID === OTHER);
+    assert.ok(other, JSON.stringify(users.body));
+    assert.equal(other.uploadedSamples, 2);
+    assert.ok(other.batches >= 2);
+    assert.deepEqual((await server.getJson(`/v1/profile?user=${OTHER}`)).body, { userID: OTHER, name: null, email: null, dateOfBirth: null, biologicalSex: null });
+  });
+
+  test('capabilities, stats, uuids and digest', async () => {
+    const caps = await getIngest(server.ingestUrl, '/v1/capabilities');
+    assert.deepEqual(caps.body, {
+      protocolVersions: [1],
+      features: ['batches', 'stats', 'digest', 'uuids', 'aggregates', 'activitySummaries', 'routes', 'series', 'profile'],
+      server: 'healthd',
+      version: '1.0.0',
+    });
+    const stats = await getIngest(server.ingestUrl, '/v1/stats', { headers: { 'x-user-id': OTHER } });
+    assert.deepEqual(
+      stats.body.map((s: { type: string; rows: number; earliest: number; latest: number; batches: number; lastBatchAt: number }) => [s.type, s.rows, s.earliest, s.latest, s.batches, typeof s.lastBatchAt]),
+      [['HKQuantityTypeIdentifierHeartRate', 2, T, T + 1000, 1, 'number']],
+    );
+    const uuids = await getIngest(server.ingestUrl, `/v1/uuids?type=HKQuantityTypeIdentifierHeartRate&from=${T}&to=${T + DAY}`, { headers: { 'x-user-id': OTHER } });
+    assert.deepEqual(uuids.body, { uuids: [uuid(0x30, 1), uuid(0x30, 2)] });
+    const tooLong = await getIngest(server.ingestUrl, `/v1/uuids?type=HKQuantityTypeIdentifierHeartRate&from=${T}&to=${T + 36 * DAY}`);
+    assert.deepEqual([tooLong.status, tooLong.body], [400, { error: 'range exceeds 35 days' }]);
+    const digest = await getIngest(server.ingestUrl, `/v1/digest?type=HKQuantityTypeIdentifierHeartRate&from=0&to=${T + DAY}`, { headers: { 'x-user-id': OTHER } });
+    const xor = Buffer.alloc(16);
+    for (const id of [uuid(0x30, 1), uuid(0x30, 2)]) Buffer.from(id.replace(/-/g, ''), 'hex').forEach((byte, i) => (xor[i] ^= byte));
+    assert.deepEqual(digest.body, [{ window: Date.UTC(2024, 5, 1), rows: 2, digest: xor.toString('hex') }]);
+    const unknown = await getIngest(server.ingestUrl, `/v1/digest?type=HKQuantityTypeIdentifierNope&from=0&to=${T}`);
+    assert.deepEqual([unknown.status, unknown.body], [200, []]);
+    const missing = await getIngest(server.ingestUrl, `/v1/digest?type=HKQuantityTypeIdentifierHeartRate&from=0`);
+    assert.deepEqual([missing.status, missing.body], [400, { error: 'to is required' }]);
+    const badUser = await getIngest(server.ingestUrl, '/v1/stats', { headers: { 'x-user-id': 'nope' } });
+    assert.equal(badUser.status, 400);
+    const health = await getIngest(server.ingestUrl, '/healthz', { token: null });
+    assert.deepEqual([health.status, health.body], [200, { ok: true }]);
+  });
+});

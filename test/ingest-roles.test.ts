@@ -1,0 +1,99 @@
+// Issue 13, the receiver's own database role: with the read API on a login
+// that can only read and the receiver on a login in healthd_writer (migration
+// 4), the whole corpus is stored; the writer has no DDL and no more DML than
+// it needs; and a receiver login without the role refuses the start.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { fixtures, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
+import { runServerExpectingExit, startServer, TEST_TOKEN, type TestServer } from './support/server.js';
+
+const suffix = randomBytes(4).toString('hex');
+const WRITER = `t_ingest_${suffix}`;
+const READER = `t_read_${suffix}`;
+const NOBODY = `t_nobody_${suffix}`;
+const PASSWORD = 'role-password-0123456789';
+
+let db: TestDatabase;
+let server: TestServer;
+
+const loginUrl = (role: string) => {
+  const url = new URL(db.url);
+  url.username = role;
+  url.password = PASSWORD;
+  return url.toString();
+};
+
+before(async () => {
+  db = await createTestDatabase();
+  await db.query(`CREATE ROLE ${WRITER} LOGIN PASSWORD '${PASSWORD}' IN ROLE healthd_writer`);
+  await db.query(`CREATE ROLE ${READER} LOGIN PASSWORD '${PASSWORD}' IN ROLE healthd_reader`);
+  await db.query(`CREATE ROLE ${NOBODY} LOGIN PASSWORD '${PASSWORD}'`);
+  server = await startServer({
+    databaseUrl: loginUrl(READER),
+    receiver: true,
+    env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN, SERVICE_USER_ID: SYNC_USER, INGEST_DATABASE_URL: loginUrl(WRITER) },
+  });
+});
+
+after(async () => {
+  await server?.stop();
+  await db.drop();
+  for (const role of [WRITER, READER, NOBODY]) {
+    const admin = new pg.Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    await admin.query(`DROP ROLE IF EXISTS ${role}`).finally(() => admin.end());
+  }
+  await stopOwnCluster();
+});
+
+test('the corpus goes in through the writer login, and reads through the reader', async () => {
+  for (const fixture of fixtures()) {
+    const answer = await postBatch(server.ingestUrl, fixture.ndjson);
+    assert.equal(answer.status, 200, `${fixture.name}: ${answer.text}\n${server.output().slice(-1500)}`);
+    assert.deepEqual(answer.body, fixture.expected.response, fixture.name);
+  }
+  const users = await server.getJson('/v1/users');
+  assert.equal(users.body.users[0].batches, 8);
+});
+
+test('the writer may not change the schema, nor update samples', async () => {
+  const client = new pg.Client({ connectionString: loginUrl(WRITER) });
+  await client.connect();
+  try {
+    await assert.rejects(client.query('CREATE TABLE public.t_writer_ddl (x int)'), /permission denied/);
+    await assert.rejects(client.query('ALTER TABLE samples ADD COLUMN x int'), /must be owner/);
+    await assert.rejects(client.query('UPDATE samples SET value = 0'), /permission denied/);
+    await assert.rejects(client.query('TRUNCATE samples'), /permission denied/);
+  } finally {
+    await client.end();
+  }
+});
+
+test('a receiver login without the writer role refuses the start, naming INGEST_DATABASE_URL', async () => {
+  const { code, output } = await runServerExpectingExit({
+    DATABASE_URL: loginUrl(READER),
+    SERVICE_API_TOKEN: TEST_TOKEN,
+    SERVICE_USER_ID: SYNC_USER,
+    SERVICE_PORT: '0',
+    SERVICE_INGEST_PORT: '0',
+    SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN,
+    INGEST_DATABASE_URL: loginUrl(NOBODY),
+  });
+  assert.equal(code, 1);
+  assert.match(output, /^healthd: INGEST_DATABASE_URL: its login lacks samples INSERT, samples DELETE, workouts INSERT, …; grant it the healthd_writer role$/m);
+});
+
+test('settings: the upload secret is refused when a placeholder, short, or the read token', async () => {
+  for (const [token, message] of [
+    ['change-me', /SERVICE_UPLOAD_TOKEN still holds the placeholder change-me/],
+    ['short', /SERVICE_UPLOAD_TOKEN must be at least 16 characters/],
+    [TEST_TOKEN, /SERVICE_UPLOAD_TOKEN must differ from SERVICE_API_TOKEN/],
+  ] as const) {
+    const { code, output } = await runServerExpectingExit({ DATABASE_URL: db.url, SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: SYNC_USER, SERVICE_UPLOAD_TOKEN: token });
+    assert.equal(code, 1, output);
+    assert.match(output, message);
+  }
+});
