@@ -27,7 +27,7 @@ if (n === 0) {
 log(`samples: ${(await c.query('SELECT count(*) FROM samples')).rows[0].count}`);
 await c.end();
 const port = await freePort();
-const server = spawn(process.execPath, ['dist/src/main.js'], { env: { ...process.env, DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: TOKEN, SERVICE_USER_ID: USER, SERVICE_PORT: String(port), WORKER_THREADS: '2' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, ['dist/src/main.js'], { env: { ...process.env, DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: TOKEN, SERVICE_USER_ID: USER, SERVICE_PORT: String(port), SERVICE_MCP_PORT: 'off', WORKER_THREADS: '2' }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((r) => server.stdout.on('data', (d) => /listening/.test(d) && r()));
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))[1]) / 1024;
 const hwm = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))[1]) / 1024;

@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     server = await startProcess(
       distPath('../../src/main.js'),
-      { DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: TOKEN, SERVICE_USER_ID: USER, SERVICE_TIME_ZONE: ZONE, SERVICE_PORT: String(port), WORKER_THREADS: '2', DB_POOL_SIZE: '10' },
+      { DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: TOKEN, SERVICE_USER_ID: USER, SERVICE_TIME_ZONE: ZONE, SERVICE_PORT: String(port), SERVICE_MCP_PORT: 'off', WORKER_THREADS: '2', DB_POOL_SIZE: '10' },
       /listening on http:\/\/[^:]+:\d+/,
       PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
     );

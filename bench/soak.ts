@@ -97,6 +97,7 @@ async function startServer(databaseUrl: string, userId: string): Promise<Server>
       SERVICE_MULTI_USER: 'true',
       SERVICE_TIME_ZONE: DATASET.timeZone,
       SERVICE_PORT: String(port),
+      SERVICE_MCP_PORT: 'off',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -32,6 +32,8 @@ export interface Config {
   corsOrigins: readonly string[];
   host: string;
   port: number;
+  /** SERVICE_MCP_PORT: the MCP server's listener on `host`; null when `off`. */
+  mcpPort: number | null;
   database: DatabaseSettings;
   /** The tunable limits as configured (limits.ts). */
   limits: Tunables;
@@ -109,6 +111,19 @@ function timeZone(env: Env): string {
   return zone;
 }
 
+/** SERVICE_MCP_PORT: a port (0 picks a free one) other than the read API's, or `off`. */
+function mcpPort(env: Env, apiPort: number): number | null {
+  if (env.SERVICE_MCP_PORT === 'off') return null;
+  let port: number;
+  try {
+    port = integer(env, 'SERVICE_MCP_PORT', 8082, 0, 65535);
+  } catch {
+    throw new ConfigError('SERVICE_MCP_PORT must be an integer from 0 to 65535, or off');
+  }
+  if (port !== 0 && port === apiPort) throw new ConfigError('SERVICE_MCP_PORT must differ from SERVICE_PORT');
+  return port;
+}
+
 export const DEFAULT_EMBEDDED_PORT = 54329;
 
 export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
@@ -158,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const host = env.SERVICE_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError('SERVICE_HOST must be a host address');
+  const port = integer(env, 'SERVICE_PORT', 8081, 0, 65535);
 
   return {
     apiToken: token ?? null,
@@ -167,7 +183,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxyHeaders: bool(env, 'TRUST_PROXY_HEADERS', false),
     corsOrigins: corsOrigins(env),
     host,
-    port: integer(env, 'SERVICE_PORT', 8081, 0, 65535),
+    port,
+    mcpPort: mcpPort(env, port),
     database,
     limits: tunables(env),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),

@@ -39,6 +39,9 @@ export const errors = {
   routeNotFound: () => new ApiError(404, 'route not found'),
   profileNotFound: () => new ApiError(404, 'profile not found'),
   methodNotAllowed: () => new ApiError(405, 'method not allowed; this API answers GET only', { Allow: 'GET' }),
+  /** The MCP listener's endpoint (src/mcp/http.ts): stateless Streamable HTTP, so POST only. */
+  mcpPostOnly: (path: string) => new ApiError(405, `method not allowed; ${path} answers POST`, { Allow: 'POST' }),
+  bodyTooLarge: (limitBytes: number) => new ApiError(413, `request body over ${limitBytes} bytes`),
   tooManyFailedAuth: (retryAfterSeconds: number) =>
     new ApiError(429, 'too many failed authentications; retry later', { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError(500, 'internal error'),

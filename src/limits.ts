@@ -55,6 +55,25 @@ export const CORS = {
   allowedHeaders: 'Authorization, Content-Type',
 } as const;
 
+/**
+ * The MCP server's tools (src/mcp), sized for an assistant's context window.
+ * Their date ranges are capped by RANGE_CAP_DAYS (counted in local days).
+ */
+export const MCP = {
+  /** Identifiers in one tool call's `types`. */
+  typesPerCall: 10,
+  /** Points per workout stream or GPS track when a call names no max_points (the cap is POINTS.max). */
+  defaultPoints: 100,
+  /** Raw samples per call when a call names no limit (the cap is PAGE.samples.max). */
+  defaultSamples: 200,
+  /** Workouts per call when a call names no limit (the cap is PAGE.workouts.max). */
+  defaultWorkouts: 20,
+  /** Longest range of get_metric_stats, in local days (its answer is per week or month, so years fit). */
+  statsDays: 10 * 366,
+  /** Bytes of one POST /mcp body (a tool call is well under 1 KB). */
+  bodyBytes: 64 * 1024,
+} as const;
+
 /** Users whose catalog is kept in memory (least recently used out). */
 export const CATALOG_CACHE_USERS = 10_000;
 

@@ -1,39 +1,24 @@
 // `npm start`: settings → database (DATABASE_URL, or the embedded one with
 // demo data, src/start/embedded.ts) → zone check → services and issued tokens
-// → the read API's listener → the sync receiver's, when an upload token
-// exists (src/start/receiver.ts) → the graceful stop (src/start/shutdown.ts)
-// → the banner.
+// → the read API's listener → the MCP server's (src/start/mcp.ts) → the sync
+// receiver's, when an upload token exists (src/start/receiver.ts) → the
+// graceful stop (src/start/shutdown.ts) → the banner.
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { storedTimeZone } from './db/writes/setup.js';
 import { createHttpServer } from './http/server.js';
 import { loadUws, type Uws } from './http/uws.js';
 import { describeError, log } from './log.js';
 import { allRoutes } from './routes/all.js';
-import { closeServices, createServices, type ResolvedConfig, type Services } from './services.js';
+import { closeServices, createServices, type ResolvedConfig } from './services.js';
 import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
+import { startMcpListener, type RunningMcp } from './start/mcp.js';
 import { installShutdown } from './start/shutdown.js';
 import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
+import { checkStoredZone } from './start/stored-zone.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
 function refuse(message: string): never {
   process.stderr.write(`healthd: ${message}\n`);
   process.exit(1);
-}
-
-/** The zone the stored days were cut in must be the configured one; refuses with the way out otherwise. */
-async function checkStoredZone(services: Services): Promise<void> {
-  let zone: string | null;
-  try {
-    zone = await storedTimeZone(services.pool);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === '42P01') throw new ConfigError('DATABASE_URL has no healthd schema; run `npm run migrate` first');
-    throw new ConfigError(`DATABASE_URL: cannot read the database (${code ?? (error as Error).message})`);
-  }
-  const configured = services.config.timeZone;
-  if (zone !== null && zone !== configured) {
-    throw new ConfigError(`SERVICE_TIME_ZONE is ${configured} but the stored data was cut in ${zone}; set SERVICE_TIME_ZONE=${zone}`);
-  }
 }
 
 async function main(): Promise<void> {
@@ -71,8 +56,10 @@ async function main(): Promise<void> {
   const server = createHttpServer(uws, services, allRoutes(), { authenticate: readAuthenticator(tokens, resolved.apiToken) });
   const port = await server.listen(config.host, config.port);
 
+  let mcp: RunningMcp | null;
   let receiver: () => RunningReceiver | null;
   try {
+    mcp = await startMcpListener(services, allRoutes(), server);
     receiver = await receiverBeside(uws, resolved, { databaseUrl: embedded?.ingestUrl ?? config.ingest.databaseUrl!, tokens, throttle: server.throttle });
   } catch (error) {
     server.stopListening();
@@ -85,6 +72,7 @@ async function main(): Promise<void> {
     server,
     services,
     receiver,
+    mcp: mcp?.server,
     finally: async () => {
       tokens.stop();
       await embedded?.database.close();
@@ -96,6 +84,7 @@ async function main(): Promise<void> {
   const url = `http://${config.host}:${port}`;
   process.stdout.write(`healthd listening on ${url}\n`);
   process.stdout.write(`  viewer: ${url}/app\n`);
+  if (mcp) process.stdout.write(`  mcp:    ${mcp.url}\n`);
   if (embedded) {
     process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
     process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' ${url}/v1/users\n`);

@@ -29,6 +29,7 @@ export async function startHealthd(settings: SystemSettings, count: number, node
     SERVICE_API_TOKEN: BENCH_TOKEN,
     SERVICE_USER_ID: settings.userId,
     SERVICE_PORT: String(port),
+    SERVICE_MCP_PORT: 'off',
     SERVICE_MULTI_USER: 'true',
     SERVICE_TIME_ZONE: settings.timeZone,
     TRUST_PROXY_HEADERS: 'true',

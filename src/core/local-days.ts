@@ -37,7 +37,8 @@ const QUARTER_HOUR_MS = 900_000;
 const OFFSET_CACHE_LIMIT = 50_000;
 const offsetCache = new Map<string, Map<number, number>>();
 
-function offsetMs(ms: number, zone: string): number {
+/** The zone's offset from UTC at an instant, in ms (local time = UTC + offset). */
+export function offsetMs(ms: number, zone: string): number {
   let byQuarter = offsetCache.get(zone);
   if (!byQuarter) offsetCache.set(zone, (byQuarter = new Map()));
   const quarter = Math.floor(ms / QUARTER_HOUR_MS);

@@ -96,6 +96,8 @@ export interface HttpServer {
   /** Requests (JSON and streams) still running. */
   readonly inFlight: number;
   readonly throttle: FailedAuthThrottle;
+  /** The bearer check this front applies (the MCP listener applies the same). */
+  readonly authenticate: ReadAuthenticator;
 }
 
 export interface HttpServerOptions {
@@ -250,5 +252,6 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
       return inFlight;
     },
     throttle,
+    authenticate,
   };
 }

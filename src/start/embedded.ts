@@ -43,12 +43,19 @@ export async function dataDirSecret(config: Config, name: string): Promise<strin
   return secret;
 }
 
+/** The demo's first user while the demo is there; once a real import replaced it, the first user stored. */
+async function embeddedDefaultUser(client: pg.ClientBase): Promise<string> {
+  const { demoUserId } = await import('../demo/generate.js');
+  const demo = demoUserId(EMBEDDED_DEMO.seed, 0);
+  return (await preferredUser(client, [demo])) ?? demo;
+}
+
 export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> {
   const database = await openWritableDatabase(config.database, (line) => log.info(line));
   try {
     await applyMigrations(database.url, (line) => log.info(line));
     // Demo code is only needed here, so production starts never load it.
-    const { demoUserId, generateDemo } = await import('../demo/generate.js');
+    const { generateDemo } = await import('../demo/generate.js');
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     let readUrl: URL;
@@ -65,8 +72,7 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
       readUrl = new URL(database.url);
       readUrl.username = API_LOGIN_ROLE;
       readUrl.password = password;
-      // The demo's first user while the demo is there; once a real import replaced it, the first user stored.
-      defaultUserId ??= (await preferredUser(admin, [demoUserId(EMBEDDED_DEMO.seed, 0)])) ?? demoUserId(EMBEDDED_DEMO.seed, 0);
+      defaultUserId ??= await embeddedDefaultUser(admin);
       const ingestPassword = await dataDirSecret(config, 'ingest-db-password');
       await ensureLoginRole(admin, INGEST_LOGIN_ROLE, ingestPassword, WRITER_ROLE);
       ingestUrl = new URL(database.url);
@@ -87,4 +93,28 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
     await database.close();
     throw error;
   }
+}
+
+/**
+ * `npm run mcp` beside a running `npm start`: the embedded cluster that process
+ * started, read through the same login with the same token and default user;
+ * null when no cluster is running there (then prepareEmbedded starts it).
+ */
+export async function attachRunningEmbedded(config: Config): Promise<Pick<EmbeddedServing, 'readUrl' | 'apiToken' | 'defaultUserId'> | null> {
+  const passwordFile = join(config.database.dataDir, 'api-db-password');
+  if (!existsSync(join(config.database.dataDir, 'pg', 'postmaster.pid')) || !existsSync(passwordFile)) return null;
+  const readUrl = new URL(`postgres://127.0.0.1:${config.database.embeddedPort}/postgres`);
+  readUrl.username = API_LOGIN_ROLE;
+  readUrl.password = (await readFile(passwordFile, 'utf8')).trim();
+  const reader = new pg.Client({ connectionString: readUrl.toString(), connectionTimeoutMillis: config.dbConnectTimeoutMs });
+  let defaultUserId: string;
+  try {
+    await reader.connect();
+    defaultUserId = config.defaultUserId ?? (await embeddedDefaultUser(reader));
+  } catch {
+    return null;
+  } finally {
+    await reader.end().catch(() => {});
+  }
+  return { readUrl: readUrl.toString(), apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')), defaultUserId };
 }

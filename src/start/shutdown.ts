@@ -5,6 +5,7 @@
 // exits even when a request hangs on a connection that died under it.
 import { CLIENT_TIMEOUT_MARGIN_MS } from '../db/pool.js';
 import type { HttpServer } from '../http/server.js';
+import type { McpHttpServer } from '../mcp/http.js';
 import { log } from '../log.js';
 import { closeServices, type Services } from '../services.js';
 
@@ -16,6 +17,8 @@ export interface Stoppable {
   services: Services;
   /** The sync receiver, when running: stops listening with the read API, its batches finish, then its pool closes. */
   receiver?: () => { server: { stopListening(): void; readonly inFlight: number }; close(): Promise<void> } | null;
+  /** The MCP listener, when running: stops listening with the read API; its requests are waited for alike. */
+  mcp?: McpHttpServer | null;
   /** Runs last (the embedded cluster's stop). */
   finally?: () => Promise<void>;
 }
@@ -31,11 +34,12 @@ export function installShutdown(parts: Stoppable): void {
     server.stopListening();
     const receiver = parts.receiver?.() ?? null;
     receiver?.server.stopListening();
+    parts.mcp?.stopListening();
     await services.exports.drain(limits.shutdownGraceMs);
     // Every request is bounded by the connect and query timeouts, so by then
     // the rest have finished unless something hangs.
     const lastCall = Date.now() + dbConnectTimeoutMs + limits.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
-    const running = () => server.inFlight + (receiver?.server.inFlight ?? 0);
+    const running = () => server.inFlight + (receiver?.server.inFlight ?? 0) + (parts.mcp?.inFlight ?? 0);
     while (running() > 0 && Date.now() < lastCall) await sleep(20);
     if (running() > 0) log.warn('exiting with requests still running', { requests: running() });
     await Promise.race([receiver?.close(), sleep(CLOSE_WAIT_MS)]);

@@ -12,6 +12,8 @@ export interface TestServer {
   port: number;
   /** The sync receiver's base URL, when started with `receiver: true`. */
   ingestUrl: string;
+  /** The MCP server's endpoint (`…/mcp`), when started with `mcp: true`. */
+  mcpUrl: string;
   token: string;
   child: ChildProcess;
   /** Everything the server wrote to stdout and stderr so far. */
@@ -25,6 +27,8 @@ export interface ServerOptions {
   databaseUrl: string;
   /** Wait for the sync receiver's listening line too (it needs an upload token in env). */
   receiver?: boolean;
+  /** Wait for the MCP listener's banner line too. */
+  mcp?: boolean;
   env?: Record<string, string | undefined>;
 }
 
@@ -39,6 +43,7 @@ export async function startServer(options: ServerOptions): Promise<TestServer> {
     SERVICE_USER_ID: DEFAULT_USER,
     SERVICE_PORT: '0',
     SERVICE_INGEST_PORT: '0',
+    SERVICE_MCP_PORT: '0',
     WORKER_THREADS: '1',
     DB_POOL_SIZE: '4',
   });
@@ -50,11 +55,12 @@ export async function startServer(options: ServerOptions): Promise<TestServer> {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const [port, ingestPort] = await new Promise<[number, number]>((resolve, reject) => {
+  const [port, ingestPort, mcpUrl] = await new Promise<[number, number, string]>((resolve, reject) => {
     const onData = () => {
       const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
       const ingest = /receiver listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      if (match && (!options.receiver || ingest)) resolve([Number(match[1]), ingest ? Number(ingest[1]) : 0]);
+      const mcp = /mcp: +(http:\/\/\S+)/.exec(output);
+      if (match && (!options.receiver || ingest) && (!options.mcp || mcp)) resolve([Number(match[1]), ingest ? Number(ingest[1]) : 0, mcp ? mcp[1] : '']);
     };
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
@@ -72,6 +78,7 @@ export async function startServer(options: ServerOptions): Promise<TestServer> {
     baseUrl,
     port,
     ingestUrl: `http://127.0.0.1:${ingestPort}`,
+    mcpUrl,
     token,
     child,
     output: () => output,

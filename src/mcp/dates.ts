@@ -1,0 +1,83 @@
+// Tool dates: `YYYY-MM-DD` local days in SERVICE_TIME_ZONE, both ends
+// inclusive, turned into the half-open epoch-ms range of those days — from the
+// first instant of start_date to the first instant of the day after end_date —
+// so a 23- or 25-hour DST day is covered exactly. Caps count local days
+// (RANGE_CAP_DAYS); where the route behind a tool also caps the span at
+// N × 24 hours, a range that a DST day lengthens past it is refused here, with
+// the reason, rather than by the route in its own terms.
+import { z } from 'zod';
+import { dayAfter, dayStartMs, lastNDays } from '../core/local-days.js';
+import { MAX_EPOCH_MS } from '../limits.js';
+import { ToolError } from './tool.js';
+
+const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+// Where a local day starts asks luxon (and Intl) for the zone's offsets, a
+// tenth of a millisecond a call; the days asked for repeat (today, last week).
+const DAY_STARTS_KEPT = 4096;
+const dayStarts = new Map<string, number>();
+
+function startOf(day: string, zone: string): number {
+  const key = `${zone} ${day}`;
+  let start = dayStarts.get(key);
+  if (start === undefined) {
+    if (dayStarts.size >= DAY_STARTS_KEPT) dayStarts.clear();
+    dayStarts.set(key, (start = dayStartMs(day, zone)));
+  }
+  return start;
+}
+
+/** Calendar days from `first` to `last`, both counted (no zone: dates on a calendar). */
+const daysCounted = (first: string, last: string) => (Date.parse(`${last}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS + 1;
+
+function isCalendarDay(day: string): boolean {
+  const at = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
+}
+
+/** A tool's date input. */
+export const LocalDate = (description: string) =>
+  z.string().regex(DAY_PATTERN, 'must be a date written YYYY-MM-DD').refine(isCalendarDay, 'must be a real calendar day').describe(description);
+
+export interface DayRange {
+  startDate: string;
+  endDate: string;
+  /** First instant of startDate. */
+  startMs: number;
+  /** First instant of the day after endDate. */
+  endMs: number;
+  /** Local days covered, both ends counted. */
+  days: number;
+}
+
+export interface DayCap {
+  /** Most local days a call covers. */
+  days: number;
+  /** The route behind also caps end - start at `days` × 24 hours. */
+  hours24?: boolean;
+}
+
+/** [start of startDate, start of the day after endDate) in `zone`, checked against `cap`. */
+export function dayRange(startDate: string, endDate: string, zone: string, cap?: DayCap): DayRange {
+  if (endDate < startDate) throw new ToolError(`end_date ${endDate} is before start_date ${startDate}`);
+  const startMs = startOf(startDate, zone);
+  const endMs = startOf(dayAfter(endDate), zone);
+  if (startMs < 0 || endMs > MAX_EPOCH_MS) throw new ToolError(`dates must fall between 1970-01-02 and 9999-12-30`);
+  const days = daysCounted(startDate, endDate);
+  if (cap && days > cap.days) {
+    throw new ToolError(`start_date ${startDate} to end_date ${endDate} covers ${days} days; at most ${cap.days} per call, so split the range`);
+  }
+  if (cap?.hours24 && endMs - startMs > cap.days * DAY_MS) {
+    const hours = (endMs - startMs) / 3_600_000;
+    throw new ToolError(
+      `start_date ${startDate} to end_date ${endDate} lasts ${hours} hours (a DST change lengthens a day); at most ${cap.days} × 24 hours per call, so leave out a day`,
+    );
+  }
+  return { startDate, endDate, startMs, endMs, days };
+}
+
+/** Today's local date in `zone`. */
+export function today(zone: string, nowMs = Date.now()): string {
+  return lastNDays(1, zone, nowMs)[0];
+}

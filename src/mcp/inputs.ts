@@ -1,0 +1,58 @@
+// Inputs several tools share, and the type checks that tell an assistant
+// which tool reads a type it named where that type does not belong.
+import { z } from 'zod';
+import { isUuid } from '../core/uuid.js';
+import { typeInfo, type TypeKind } from '../core/registry.js';
+import { MCP, POINTS } from '../limits.js';
+import { ToolError } from './tool.js';
+
+export const UserInput = z
+  .string()
+  .refine(isUuid, 'must be a user id (uuid) as list_users gives it')
+  .optional()
+  .describe('The user to read (userID from list_users). Leave out for the default user; naming another needs multi-user reads on.');
+
+export const TypesInput = (what: string) =>
+  z
+    .array(z.string().min(1, 'must not be empty'))
+    .min(1, 'must name at least one type')
+    .max(MCP.typesPerCall, `must name at most ${MCP.typesPerCall} types`)
+    .describe(`${what} (1–${MCP.typesPerCall} HealthKit identifiers such as HKQuantityTypeIdentifierStepCount; list_available_types shows what is stored).`);
+
+export const WorkoutUuid = z.string().refine(isUuid, 'must be a workout uuid as list_workouts gives it').describe('The workout (uuid from list_workouts).');
+
+export const MaxPoints = (what: string) =>
+  z
+    .number()
+    .int('must be a whole number')
+    .min(POINTS.min, `must be at least ${POINTS.min} (the first and last points are always kept)`)
+    .max(POINTS.max, `must be at most ${POINTS.max}`)
+    .default(MCP.defaultPoints)
+    .describe(`${what}: default ${MCP.defaultPoints}, at most ${POINTS.max}; the first and last are always kept.`);
+
+export const Offset = z.number().int('must be a whole number').min(0, 'must be 0 or more').default(0).describe('Items to skip: the nextOffset of the previous call.');
+
+/** The tool that reads a kind of type. */
+export const TOOL_FOR_KIND: Readonly<Record<TypeKind, string>> = {
+  quantity: 'get_daily_metrics (one value per day), get_latest_metrics or get_samples (raw)',
+  category: 'get_samples (get_sleep for sleep nights)',
+  workout: 'list_workouts',
+  heartbeatSeries: 'get_samples',
+  ecg: 'get_samples',
+  medicationDose: 'get_samples',
+  stateOfMind: 'get_state_of_mind',
+  activitySummary: 'get_activity_rings',
+};
+
+/** Refuses an identifier no registry entry knows. */
+export function knownType(identifier: string): TypeKind {
+  const info = typeInfo(identifier);
+  if (!info) throw new ToolError(`unknown type: ${identifier} (list_available_types shows the stored types; the healthd://types resource every known one)`);
+  return info.kind;
+}
+
+/** Refuses an identifier that has no daily or latest values. */
+export function requireQuantity(identifier: string): void {
+  const kind = knownType(identifier);
+  if (kind !== 'quantity') throw new ToolError(`${identifier} is a ${kind} type, not a quantity: read it with ${TOOL_FOR_KIND[kind]}`);
+}

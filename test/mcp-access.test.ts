@@ -1,0 +1,257 @@
+// Issue 14: who may use the MCP server, and its two transports. With
+// multi-user reads off, `user` naming someone else is refused with the read
+// API's message and nothing of theirs is read; a per-user read token (an
+// authenticator binding a user, as the sync receiver's tokens do) reads only
+// its user over MCP too. Over HTTP: /healthz without a token, 405 on GET
+// /mcp, 401 with WWW-Authenticate: Bearer for a missing or wrong token, and
+// the read API's failed-auth throttle — 429 before the token, shared with the
+// read API's port. Over stdio (the `npm run mcp` entry): the same tools, and
+// nothing but protocol on stdout. SERVICE_MCP_PORT refused when malformed,
+// `off` starts no listener.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { loadConfig } from '../src/config.js';
+import { createMcpHttpServer } from '../src/mcp/http.js';
+import { McpCore } from '../src/mcp/server.js';
+import { allRoutes } from '../src/routes/all.js';
+import { closeServices, createServices } from '../src/services.js';
+import { FAILED_AUTH, MCP } from '../src/limits.js';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { connectHttp, toolError, toolJson } from './support/mcp.js';
+import { DEFAULT_USER, runServerExpectingExit, startServer, TEST_TOKEN, type TestServer } from './support/server.js';
+
+const A = DEFAULT_USER;
+const B = '00000000-0000-4000-8000-000000000002';
+const STEPS = 'HKQuantityTypeIdentifierStepCount';
+const B_RUN = 'b0000000-0000-4000-8000-000000000001';
+const DAY = { types: [STEPS], start_date: '2026-03-08', end_date: '2026-03-08' };
+const STDIO = join(process.cwd(), 'dist', 'src', 'mcp', 'stdio.js');
+
+let db: TestDatabase;
+let server: TestServer;
+let client: Client;
+
+before(async () => {
+  db = await createTestDatabase();
+  await db.query(`INSERT INTO settings VALUES ('time_zone', 'UTC')`);
+  await db.query(`INSERT INTO users VALUES ($1, 1), ($2, 2)`, [A, B]);
+  await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1)`, [STEPS]);
+  await db.query(`INSERT INTO daily_aggregates (user_id, type_id, day, sum) VALUES ($1, 1, '2026-03-08', 1234), ($2, 1, '2026-03-08', 98765)`, [A, B]);
+  await db.query(`INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms) VALUES ($1, $2, 'running', $3, $4)`, [B, B_RUN, Date.UTC(2026, 2, 8, 12), Date.UTC(2026, 2, 8, 13)]);
+  server = await startServer({ databaseUrl: db.url, mcp: true });
+  client = await connectHttp(server.mcpUrl, server.token);
+});
+
+after(async () => {
+  await client?.close();
+  await server?.stop();
+  await db?.drop();
+  await stopOwnCluster();
+});
+
+describe('multi-user reads off', () => {
+  test('user naming someone else is refused with the read API message; the default user by name is fine', async () => {
+    for (const [tool, args] of [
+      ['get_daily_metrics', DAY],
+      ['get_profile', {}],
+      ['list_workouts', {}],
+      ['get_workout', { uuid: B_RUN }],
+      ['get_summary', {}],
+    ] as const) {
+      assert.equal(await toolError(client, tool, { ...args, user: B }), 'multi-user reads are disabled', tool);
+    }
+    const rest = await server.getJson(`/v1/metrics/daily?types=${STEPS}&start=0&end=1&user=${B}`);
+    assert.deepEqual([rest.status, rest.body], [403, { error: 'multi-user reads are disabled' }]);
+    const mine = await toolJson(client, 'get_daily_metrics', { ...DAY, user: A.toUpperCase() });
+    assert.deepEqual(mine.metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
+  });
+
+  test('isolation: only the default user is listed or read', async () => {
+    const users = await toolJson(client, 'list_users');
+    assert.deepEqual([users.multiUser, users.users.map((u: any) => u.userID)], [false, [A]]);
+    const workouts = await toolJson(client, 'list_workouts');
+    assert.deepEqual(workouts.workouts, []);
+    assert.equal(await toolError(client, 'get_workout', { uuid: B_RUN }), 'workout not found');
+  });
+});
+
+describe('a per-user read token', () => {
+  test('reads only its own user over MCP, whatever user names; servers reused between requests never mix readers up', async () => {
+    const config = { ...loadConfig({ SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: A, SERVICE_MULTI_USER: 'true', WORKER_THREADS: '1' }), apiToken: TEST_TOKEN, defaultUserId: A };
+    const services = createServices(config, db.url);
+    const bToken = 'token-of-b-0123456789';
+    const mcp = createMcpHttpServer(new McpCore(services, allRoutes()), {
+      authenticate: (authorization) => (authorization === `Bearer ${bToken}` ? { boundUser: B } : authorization === `Bearer ${TEST_TOKEN}` ? { boundUser: null } : null),
+    });
+    const port = await mcp.listen('127.0.0.1', 0);
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const bClient = await connectHttp(url, bToken);
+    const staticClient = await connectHttp(url, TEST_TOKEN);
+    try {
+      const users = await toolJson(bClient, 'list_users');
+      assert.deepEqual([users.default, users.multiUser, users.users.map((u: any) => u.userID)], [B, false, [B]]);
+      assert.equal(await toolError(bClient, 'get_daily_metrics', { ...DAY, user: A }), 'this token reads only its own user');
+      // Both readers at once, many times over: each answer is its own reader's.
+      const steps = (client: Client) => toolJson(client, 'get_daily_metrics', DAY).then((body) => body.metrics[0].days[0].value);
+      const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => steps(i % 2 === 0 ? bClient : staticClient)));
+      assert.deepEqual(answers, Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? 98765 : 1234)));
+      for (let i = 0; i < 6; i++) assert.equal(await steps(i % 2 === 0 ? staticClient : bClient), i % 2 === 0 ? 1234 : 98765);
+      const all = await toolJson(staticClient, 'list_users');
+      assert.deepEqual(all.users.map((u: any) => u.userID), [A, B]);
+    } finally {
+      await bClient.close();
+      await staticClient.close();
+      mcp.stopListening();
+      await closeServices(services, 5_000);
+    }
+  });
+});
+
+describe('stdio', () => {
+  const stdioEnv = () => {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SERVICE_')) env[key] = value;
+    return Object.assign(env, { DATABASE_URL: db.url, SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: A, WORKER_THREADS: '1', DB_POOL_SIZE: '2' });
+  };
+
+  test('npm run mcp: the same tools and answers, only protocol on stdout, logs on stderr', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [STDIO], env: stdioEnv(), stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr!.on('data', (chunk) => (stderr += chunk));
+    const stdio = new Client({ name: 'healthd-tests', version: '1.0.0' });
+    const protocolErrors: Error[] = [];
+    stdio.onerror = (error) => protocolErrors.push(error);
+    await stdio.connect(transport);
+    try {
+      const { tools } = await stdio.listTools();
+      const overHttp = await client.listTools();
+      assert.deepEqual(tools, overHttp.tools);
+      assert.deepEqual(await toolJson(stdio, 'get_daily_metrics', DAY), await toolJson(client, 'get_daily_metrics', DAY));
+      assert.equal(await toolError(stdio, 'get_daily_metrics', { ...DAY, user: B }), 'multi-user reads are disabled');
+      assert.match(stdio.getInstructions() ?? '', /local days in UTC/);
+    } finally {
+      await stdio.close();
+    }
+    assert.deepEqual(protocolErrors, []);
+    assert.match(stderr, /"msg":"mcp serving on stdio"/);
+  });
+
+  test('stdin closed right after the requests: every one is answered, every stdout line is a JSON-RPC message', async () => {
+    const child = spawn(process.execPath, [STDIO], { env: stdioEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.resume();
+    const message = (body: object) => JSON.stringify({ jsonrpc: '2.0', ...body }) + '\n';
+    child.stdin.end(
+      message({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sh', version: '0' } } }) +
+        message({ method: 'notifications/initialized' }) +
+        message({ id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }),
+    );
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((m) => [m.jsonrpc, m.id]), [['2.0', 1], ['2.0', 2]]);
+    assert.deepEqual(JSON.parse(lines[1].result.content[0].text).metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
+  });
+});
+
+describe('HTTP front', () => {
+  const post = (headers: Record<string, string> = {}) =>
+    fetch(server.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+
+  test('GET /healthz answers without a token; other paths 404; GET /mcp 405', async () => {
+    const base = server.mcpUrl.replace(/\/mcp$/, '');
+    const health = await fetch(`${base}/healthz`);
+    assert.deepEqual([health.status, await health.json()], [200, { ok: true, db: true }]);
+    const missing = await fetch(`${base}/v1/users`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    assert.equal(missing.status, 404);
+    const get = await fetch(server.mcpUrl, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
+  });
+
+  test('a plain JSON-RPC POST with the token answers JSON', async () => {
+    const response = await post({ authorization: `Bearer ${TEST_TOKEN}` });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /application\/json/);
+    const body = await response.json();
+    assert.equal(body.result.tools.length, 15);
+  });
+
+  test('a body over the limit is 413; malformed JSON is the SDK\'s JSON-RPC parse error', async () => {
+    const auth = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const big = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: ' '.repeat(MCP.bodyBytes + 1) });
+    assert.deepEqual([big.status, await big.json()], [413, { error: `request body over ${MCP.bodyBytes} bytes` }]);
+    const malformed = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: '{"jsonrpc":' });
+    assert.equal(malformed.status, 400);
+    assert.equal((await malformed.json()).error.code, -32700);
+  });
+
+  test('missing or wrong token: 401 with WWW-Authenticate: Bearer; the SDK client cannot connect', async () => {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: `Basic ${TEST_TOKEN}` }];
+    for (const headers of attempts) {
+      const response = await post(headers);
+      assert.equal(response.status, 401);
+      assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+      assert.deepEqual(await response.json(), { error: 'missing or invalid bearer token' });
+    }
+    await assert.rejects(connectHttp(server.mcpUrl, 'wrong-token-0123456789'));
+  });
+
+  // Last: it exhausts this address's allowance, on both ports.
+  test('failed authentications are throttled: 429 with Retry-After before the token, on the read API too', async () => {
+    let status = 0;
+    let failures = 0;
+    while (status !== 429 && failures <= FAILED_AUTH.burst) {
+      status = (await post({ authorization: 'Bearer wrong-token-0123456789' })).status;
+      if (status === 401) failures++;
+    }
+    assert.equal(status, 429);
+    // The earlier test's four failures count too: the burst was spent in all.
+    assert.ok(failures <= FAILED_AUTH.burst, `${failures} failures`);
+    const right = await post({ authorization: `Bearer ${TEST_TOKEN}` });
+    assert.equal(right.status, 429);
+    assert.ok(Number(right.headers.get('retry-after')) >= 1);
+    const readApi = await server.get('/v1/users');
+    assert.equal(readApi.status, 429);
+    const health = await fetch(server.mcpUrl.replace(/\/mcp$/, '/healthz'));
+    assert.equal(health.status, 200);
+  });
+});
+
+describe('SERVICE_MCP_PORT', () => {
+  test('a malformed value or the read API\'s port is refused in one line; off starts no MCP listener', async () => {
+    const base = { DATABASE_URL: db.url, SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: A };
+    for (const value of ['eighty', '70000', '-1', ' 8082']) {
+      assert.throws(() => loadConfig({ ...base, SERVICE_MCP_PORT: value }), { message: 'SERVICE_MCP_PORT must be an integer from 0 to 65535, or off' });
+    }
+    assert.throws(() => loadConfig({ ...base, SERVICE_PORT: '9000', SERVICE_MCP_PORT: '9000' }), { message: 'SERVICE_MCP_PORT must differ from SERVICE_PORT' });
+    assert.deepEqual([loadConfig(base).mcpPort, loadConfig({ ...base, SERVICE_MCP_PORT: 'off' }).mcpPort, loadConfig({ ...base, SERVICE_MCP_PORT: '0' }).mcpPort], [8082, null, 0]);
+    const { code, output } = await runServerExpectingExit({ ...base, SERVICE_PORT: '0', SERVICE_MCP_PORT: 'eighty' });
+    assert.notEqual(code, 0);
+    assert.deepEqual(output.trim().split('\n'), ['healthd: SERVICE_MCP_PORT must be an integer from 0 to 65535, or off']);
+    const off = await startServer({ databaseUrl: db.url, env: { SERVICE_MCP_PORT: 'off' } });
+    try {
+      assert.equal((await off.get('/v1/users')).status, 200);
+      assert.doesNotMatch(off.output(), /mcp:/);
+    } finally {
+      await off.stop();
+    }
+  });
+});
+
+describe('shutdown', () => {
+  // Last: it stops the file's server (whose keep-alive connections the clients above still hold).
+  test('SIGTERM: both listeners stop and the process exits 0', async () => {
+    assert.equal(await server.stop('SIGTERM'), 0);
+    await assert.rejects(fetch(server.mcpUrl, { method: 'POST' }));
+  });
+});
