@@ -10,7 +10,8 @@
 // `off` starts no listener.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,6 +36,8 @@ const STDIO = join(process.cwd(), 'dist', 'src', 'mcp', 'stdio.js');
 let db: TestDatabase;
 let server: TestServer;
 let client: Client;
+/** A per-user read token for B, issued with `npm run tokens` before the server starts. */
+let bReadToken = '';
 
 before(async () => {
   db = await createTestDatabase();
@@ -43,6 +46,9 @@ before(async () => {
   await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1)`, [STEPS]);
   await db.query(`INSERT INTO daily_aggregates (user_id, type_id, day, sum) VALUES ($1, 1, '2026-03-08', 1234), ($2, 1, '2026-03-08', 98765)`, [A, B]);
   await db.query(`INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms) VALUES ($1, $2, 'running', $3, $4)`, [B, B_RUN, Date.UTC(2026, 2, 8, 12), Date.UTC(2026, 2, 8, 13)]);
+  const tokensCli = join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js');
+  const issued = await promisify(execFile)(process.execPath, [tokensCli, 'issue', '--read', '--user', B, '--name', 'B assistant'], { env: { ...process.env, DATABASE_URL: db.url } });
+  bReadToken = issued.stdout.trim();
   server = await startServer({ databaseUrl: db.url, mcp: true });
   client = await connectHttp(server.mcpUrl, server.token);
 });
@@ -81,6 +87,20 @@ describe('multi-user reads off', () => {
 });
 
 describe('a per-user read token', () => {
+  test('issued with npm run tokens, it reads only its own user over MCP too', async () => {
+    assert.match(bReadToken, /^hdr_/);
+    const bClient = await connectHttp(server.mcpUrl, bReadToken);
+    try {
+      const users = await toolJson(bClient, 'list_users');
+      assert.deepEqual([users.default, users.users.map((u: any) => u.userID)], [B, [B]]);
+      assert.deepEqual((await toolJson(bClient, 'get_daily_metrics', DAY)).metrics[0].days, [{ date: '2026-03-08', value: 98765 }]);
+      assert.deepEqual((await toolJson(bClient, 'list_workouts')).workouts.map((w: any) => w.uuid), [B_RUN]);
+      assert.equal(await toolError(bClient, 'get_daily_metrics', { ...DAY, user: A }), 'this token reads only its own user');
+    } finally {
+      await bClient.close();
+    }
+  });
+
   test('reads only its own user over MCP, whatever user names; servers reused between requests never mix readers up', async () => {
     const config = { ...loadConfig({ SERVICE_API_TOKEN: TEST_TOKEN, SERVICE_USER_ID: A, SERVICE_MULTI_USER: 'true', WORKER_THREADS: '1' }), apiToken: TEST_TOKEN, defaultUserId: A };
     const services = createServices(config, db.url);

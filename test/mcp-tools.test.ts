@@ -458,7 +458,7 @@ describe('each tool answers what its REST route answers', () => {
     }
     const week = await toolText(client, 'get_summary', {});
     assert.match(week, /^# Health summary for Ada/);
-    assert.match(week, /Steps: 6000 steps per day on average, 12000 steps in total/);
+    assert.match(week, /Steps: 6,?000 steps .*12,?000 steps in total/);
   });
 });
 

@@ -100,6 +100,7 @@ test('a cancelled statement is the 504 message as a tool error; an unexpected fa
       summary: '',
       description: '',
       responses: [],
+      example: {},
       params: Type.Object({}),
       handler: async () => {
         throw error;
