@@ -18,6 +18,7 @@ import { ageOn } from '../src/mcp/tools/people.js';
 import { defineRoute, type Route } from '../src/routes/route.js';
 import type { Services } from '../src/services.js';
 import { toolError } from './support/mcp.js';
+import { provokingErrors } from './support/provoked.js';
 
 const NY = 'America/New_York';
 
@@ -115,8 +116,10 @@ test('a cancelled statement is the 504 message as a tool error; an unexpected fa
   const client = new Client({ name: 'healthd-tests', version: '1.0.0' });
   await client.connect(clientSide);
   try {
-    assert.equal(await toolError(client, 'get_daily_metrics', { types: ['HKQuantityTypeIdentifierStepCount'], start_date: '2026-01-01', end_date: '2026-01-02' }), QUERY_TIMEOUT_MESSAGE);
-    assert.equal(await toolError(client, 'get_profile', {}), 'internal error');
+    await provokingErrors('a route failing as a timed-out and a broken query would', async () => {
+      assert.equal(await toolError(client, 'get_daily_metrics', { types: ['HKQuantityTypeIdentifierStepCount'], start_date: '2026-01-01', end_date: '2026-01-02' }), QUERY_TIMEOUT_MESSAGE);
+      assert.equal(await toolError(client, 'get_profile', {}), 'internal error');
+    });
   } finally {
     await client.close();
   }
