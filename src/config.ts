@@ -111,8 +111,8 @@ function timeZone(env: Env): string {
   return zone;
 }
 
-/** SERVICE_MCP_PORT: a port (0 picks a free one) other than the read API's, or `off`. */
-function mcpPort(env: Env, apiPort: number): number | null {
+/** SERVICE_MCP_PORT: a port (0 picks a free one) none of the other listeners has, or `off`. */
+function mcpPort(env: Env, others: Readonly<Record<string, number>>): number | null {
   if (env.SERVICE_MCP_PORT === 'off') return null;
   let port: number;
   try {
@@ -120,7 +120,9 @@ function mcpPort(env: Env, apiPort: number): number | null {
   } catch {
     throw new ConfigError('SERVICE_MCP_PORT must be an integer from 0 to 65535, or off');
   }
-  if (port !== 0 && port === apiPort) throw new ConfigError('SERVICE_MCP_PORT must differ from SERVICE_PORT');
+  for (const [name, other] of Object.entries(others)) {
+    if (port !== 0 && port === other) throw new ConfigError(`SERVICE_MCP_PORT must differ from ${name}`);
+  }
   return port;
 }
 
@@ -174,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.SERVICE_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError('SERVICE_HOST must be a host address');
   const port = integer(env, 'SERVICE_PORT', 8081, 0, 65535);
+  const ingest = loadIngestSettings(env, token, database);
 
   return {
     apiToken: token ?? null,
@@ -184,14 +187,14 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: corsOrigins(env),
     host,
     port,
-    mcpPort: mcpPort(env, port),
+    mcpPort: mcpPort(env, { SERVICE_PORT: port, SERVICE_INGEST_PORT: ingest.port }),
     database,
     limits: tunables(env),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
     workerThreads: integer(env, 'WORKER_THREADS', 2, 1, 64),
     allowUwsFallback: bool(env, 'ALLOW_UWS_FALLBACK', false),
-    ingest: loadIngestSettings(env, token, database),
+    ingest,
   };
 }
 

@@ -254,6 +254,7 @@ describe('SERVICE_MCP_PORT', () => {
       assert.throws(() => loadConfig({ ...base, SERVICE_MCP_PORT: value }), { message: 'SERVICE_MCP_PORT must be an integer from 0 to 65535, or off' });
     }
     assert.throws(() => loadConfig({ ...base, SERVICE_PORT: '9000', SERVICE_MCP_PORT: '9000' }), { message: 'SERVICE_MCP_PORT must differ from SERVICE_PORT' });
+    assert.throws(() => loadConfig({ ...base, SERVICE_MCP_PORT: '8080' }), { message: 'SERVICE_MCP_PORT must differ from SERVICE_INGEST_PORT' });
     assert.deepEqual([loadConfig(base).mcpPort, loadConfig({ ...base, SERVICE_MCP_PORT: 'off' }).mcpPort, loadConfig({ ...base, SERVICE_MCP_PORT: '0' }).mcpPort], [8082, null, 0]);
     const { code, output } = await runServerExpectingExit({ ...base, SERVICE_PORT: '0', SERVICE_MCP_PORT: 'eighty' });
     assert.notEqual(code, 0);
