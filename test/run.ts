@@ -4,15 +4,16 @@
 // then a short summary for a person (support/summary-reporter.ts). The
 // cluster is removed afterwards.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmbeddedDatabase } from '../src/db/embedded.js';
 import { prepareTemplate, tmpRoot } from './support/db.js';
 
 const testDir = join(process.cwd(), 'dist', 'test');
 const only = process.argv.slice(2);
+// Only tests whose source is still there: a deleted test's compiled file may linger in dist/.
 const files = readdirSync(testDir)
-  .filter((name) => name.endsWith('.test.js'))
+  .filter((name) => name.endsWith('.test.js') && existsSync(join(process.cwd(), 'test', name.replace(/\.js$/, '.ts'))))
   .filter((name) => only.length === 0 || only.some((o) => name.includes(o)))
   .sort()
   .map((name) => join(testDir, name));
