@@ -1,77 +1,149 @@
-// The samples export encodes rows from PostgreSQL's own text of each column
-// (src/export/sample-encoding.ts); these tests hold it to csvLine / jsonlLine
-// of the parsed row, byte for byte, on PostgreSQL's real output.
+// The samples export is written by PostgreSQL (src/db/queries/export-copy.ts);
+// these tests hold its bytes to today's encoder — csvLine / jsonlLine
+// (src/core/export-encoding.ts) of the parsed rows — on random and edge-case
+// rows: floats across the exponent ranges of both PostgreSQL and JavaScript,
+// -0, nulls, instants past 15 digits, source names with quotes, commas, line
+// breaks, control characters and non-ASCII text, category labels, windows
+// with and without samples, and COPY data cut at any byte.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import pg from 'pg';
-import { csvLine, jsonlLine, plainNumber, type Cell } from '../src/core/export-encoding.js';
-import { floatText, integerText, sampleTextEncoder } from '../src/export/sample-encoding.js';
+import { csvLine, EXPORT_COLUMNS, jsonlLine, plainNumber, type Cell } from '../src/core/export-encoding.js';
+import { categoryLabel, unitOf } from '../src/core/registry.js';
+import { BinaryCopyFields } from '../src/db/copy-binary.js';
+import { copyOut, plainIntegerSql, plainNumberSql, SAMPLES_COPY_WINDOW_MS, samplesCopySql, setSampleCells } from '../src/db/queries/export-copy.js';
+import { hasLabels, sampleCells } from '../src/export/sample-encoding.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
-import { HEART, SLEEP, uuid } from './support/export-fixture.js';
+import { HEART, SLEEP } from './support/export-fixture.js';
+
+const USER = '00000000-0000-4000-8000-0000000000aa';
+const T0 = Date.UTC(2026, 0, 10);
+const DAY = 86_400_000;
 
 let db: TestDatabase;
+let client: pg.Client;
 
 before(async () => {
   db = await createTestDatabase();
+  await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (4, $2)`, [HEART, SLEEP]);
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  // As the export session has it (claimExportSlot), whatever the server's default.
+  await client.query(`SET extra_float_digits = 1`);
 });
 
 after(async () => {
+  await client?.end();
   await db?.drop();
   await stopOwnCluster();
 });
 
-describe('samples encoding from PostgreSQL text equals csvLine / jsonlLine of the parsed row', () => {
-  test('float8 and int8 text from PostgreSQL', async () => {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      await client.query(`SET extra_float_digits = 1`);
-      const special = [0, -0, 1e-4, 9.99e-5, 1e-5, 1e-7, 1e14, 1e15 - 1, 1e15, 123456789012345.6, 1e16, 1e21, 1e22, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -1.5e-10, 2 ** 53 + 2];
-      const randoms = fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), 20_000);
-      const scaled = fc.sample(fc.tuple(fc.double({ min: 1, max: 10, noNaN: true }), fc.integer({ min: -12, max: 24 })), 20_000).map(([m, e]) => m * 10 ** e);
-      const values = [...special, ...randoms, ...scaled];
-      const { rows } = await client.query<{ t: string }>({ text: 'SELECT v::text AS t FROM unnest($1::float8[]) AS v', values: [values.map(String)] });
-      rows.forEach(({ t }, i) => assert.equal(floatText(t), plainNumber(values[i]), `${values[i]} (PostgreSQL: ${t})`));
-      assert.equal(floatText('-0'), plainNumber(-0));
-      for (const text of ['NaN', 'Infinity', '-Infinity']) assert.throws(() => floatText(text), RangeError);
-      const integers = ['0', '-1', '253402300799999', '999999999999999', '9007199254740993', '-9223372036854775808'];
-      for (const text of integers) assert.equal(integerText(text), plainNumber(Number(text)));
-    } finally {
-      await client.end();
+interface Row {
+  uuid: string;
+  start: number;
+  end: string;
+  value: number | null;
+  source: string | null;
+}
+
+/** The export file of `identifier` over [start, end) as PostgreSQL writes it, fed to the frame decoder in pieces of `piece` bytes. */
+async function copyFile(format: 'csv' | 'jsonl', identifier: string, typeId: number, start: number, end: number, piece = Infinity): Promise<string> {
+  await setSampleCells(client, sampleCells(format, identifier));
+  const { stream } = copyOut(client, samplesCopySql(format, hasLabels(identifier), USER, typeId, start, end));
+  const frames = new BinaryCopyFields();
+  const out: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (let at = 0; at < chunk.length; at += piece) frames.push(chunk.subarray(at, Math.min(chunk.length, at + piece)), (bytes) => out.push(Buffer.from(bytes)));
+  }
+  assert.equal(frames.done, true, 'the trailer arrived');
+  return Buffer.concat(out).toString('utf8');
+}
+
+/** The same file from today's encoder: csvLine / jsonlLine of each row's cells, rows by start then uuid. */
+function expectedFile(format: 'csv' | 'jsonl', identifier: string, rows: readonly Row[]): string {
+  const sorted = [...rows].sort((a, b) => a.start - b.start || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  return sorted
+    .map((row) => {
+      const cells: Cell[] = [identifier, unitOf(identifier), row.uuid, row.start, Number(row.end), row.value, categoryLabel(identifier, row.value), row.source];
+      return format === 'csv' ? csvLine(cells) : jsonlLine(EXPORT_COLUMNS.samples, cells);
+    })
+    .join('');
+}
+
+async function insert(typeId: number, rows: readonly Row[]): Promise<void> {
+  await db.query(`DELETE FROM samples`);
+  await db.query(`DELETE FROM sources`);
+  const names = [...new Set(rows.map((r) => r.source).filter((s): s is string => s !== null))];
+  await db.query(`INSERT INTO sources (source_id, name) SELECT k, name FROM unnest($1::text[]) WITH ORDINALITY AS u (name, k)`, [names]);
+  await db.query(
+    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
+     SELECT $1, u, $2, s, e, v, (SELECT source_id FROM sources WHERE name = n)
+     FROM unnest($3::uuid[], $4::bigint[], $5::bigint[], $6::float8[], $7::text[]) AS r (u, s, e, v, n)`,
+    [USER, typeId, rows.map((r) => r.uuid), rows.map((r) => r.start), rows.map((r) => r.end), rows.map((r) => (r.value === null ? null : Object.is(r.value, -0) ? '-0' : String(r.value))), rows.map((r) => r.source)],
+  );
+}
+
+const SPECIAL_VALUES = [0, -0, 1e-4, 9.99e-5, 1e-5, 1e-6, 1e-7, 1.5e-7, 1e14, 1e15 - 1, 1e15, 1e15 + 2, 123456789012345.6, 1234567890123456.7, 1e16, 1e20, 1e21, 1.5e21, 1e22,
+  5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308, 0.1 + 0.2, -1.5e-10, 2 ** 53 + 2, -(2 ** 63), 99999999999999.98, 0.00010000000000000002];
+
+describe('the samples COPY writes what csvLine / jsonlLine write for the parsed rows', () => {
+  test('numbers: plainNumberSql and plainIntegerSql equal plainNumber on 40,000 floats and edge integers', async () => {
+    const randoms = fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), 20_000);
+    const scaled = fc.sample(fc.tuple(fc.double({ min: 1, max: 10, noNaN: true }), fc.integer({ min: -25, max: 25 })), 20_000).map(([m, e]) => m * 10 ** e);
+    const values = [...SPECIAL_VALUES, ...SPECIAL_VALUES.map((v) => -v), ...randoms, ...scaled];
+    const { rows } = await client.query<{ t: string }>({ text: `SELECT ${plainNumberSql('v')} AS t FROM unnest($1::float8[]) WITH ORDINALITY AS u (v, k) ORDER BY k`, values: [values.map((v) => (Object.is(v, -0) ? '-0' : String(v)))] });
+    rows.forEach(({ t }, i) => assert.equal(t, plainNumber(values[i]), `${values[i]}`));
+    const integers = ['0', '-1', '253402300799999', '999999999999999', '1000000000000000', '-99999999999999', '-100000000000000', '9007199254740993', '-9223372036854775808', '9223372036854775807'];
+    const ints = await client.query<{ t: string }>({ text: `SELECT ${plainIntegerSql('v')} AS t FROM unnest($1::bigint[]) WITH ORDINALITY AS u (v, k) ORDER BY k`, values: [integers] });
+    ints.rows.forEach(({ t }, i) => assert.equal(t, plainNumber(Number(integers[i])), integers[i]));
+    const nulls = await client.query<{ t: string | null }>(`SELECT ${plainNumberSql('NULL::float8')} AS t`);
+    assert.equal(nulls.rows[0].t, null);
+  });
+
+  test('NaN and ±Infinity fail the COPY, as they made the encoder throw', async () => {
+    for (const value of ['NaN', 'Infinity', '-Infinity']) {
+      await assert.rejects(client.query({ text: `SELECT ${plainNumberSql('$1::float8')} AS t`, values: [value] }));
+      assert.throws(() => plainNumber(Number(value)), RangeError);
     }
   });
 
-  test('whole rows: random uuids, instants, values and source names, both formats', async () => {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const labelled = [0, 1, 2, 3, 4, 5, 9, 3.5].map((value) => ({ uuid: uuid(1), start: 1, end: 2, value, source: 'x' as string | null }));
-      const random = fc.sample(
-        fc.record({
-          uuid: fc.uuid(),
-          start: fc.integer({ min: 0, max: 253402300799999 }),
-          end: fc.integer({ min: 0, max: 253402300799999 }),
-          value: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true })),
-          source: fc.option(fc.oneof(fc.string(), fc.constantFrom('', '"', ',', '\r\n', '=1+1', 'a"b,c', 'Zürich ⌚'))),
-        }),
-        2_000,
-      );
-      const rows = [...labelled, ...random];
-      const { rows: texts } = await client.query<{ v: string | null }>({ text: 'SELECT v::text AS v FROM unnest($1::float8[]) AS v', values: [rows.map((r) => r.value)] });
-      const sleepLabels: Record<number, string> = { 0: 'inBed', 1: 'asleepUnspecified', 2: 'awake', 3: 'asleepCore', 4: 'asleepDeep', 5: 'asleepREM' };
-      const columns = ['type', 'unit', 'uuid', 'start', 'end', 'value', 'label', 'source'];
-      for (const [format, identifier, unit] of [['csv', HEART, 'count/min'], ['jsonl', HEART, 'count/min'], ['csv', SLEEP, null], ['jsonl', SLEEP, null]] as const) {
-        const encoder = sampleTextEncoder(format, identifier);
-        rows.forEach((row, i) => {
-          const label = identifier === SLEEP && row.value !== null ? sleepLabels[row.value] ?? null : null;
-          const cells: Cell[] = [identifier, unit, row.uuid.toLowerCase(), row.start, row.end, row.value, label, row.source];
-          const expected = format === 'csv' ? csvLine(cells) : jsonlLine(columns, cells);
-          assert.equal(encoder.row([row.uuid.toLowerCase(), String(row.start), String(row.end), texts[i].v, row.source]), expected);
-        });
+  test('whole files: random rows in both formats, a quantity and a category type, across windows, decoded from any cut', async () => {
+    const sourceNames = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '"', ',', '\r\n', '\n', '\r', '=1+1', 'a"b,c', 'Zürich ⌚', 'tab\there', '\u0001\u001f\u007f', '\\', 'é\u2028x', '😀'));
+    const random = fc.sample(
+      fc.record({
+        uuid: fc.uuid(),
+        // Three days from T0, so the rows fall in many 10-minute windows and leave many empty.
+        start: fc.oneof(fc.integer({ min: T0, max: T0 + 3 * DAY - 1 }), fc.constantFrom(T0, T0 + SAMPLES_COPY_WINDOW_MS, T0 + SAMPLES_COPY_WINDOW_MS - 1, T0 + 3 * DAY - 1)),
+        end: fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: 0n, max: 253402300799999n })).map(String),
+        value: fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(...SPECIAL_VALUES), fc.integer({ min: -1, max: 9 }), fc.constant(3.5)), { freq: 5 }),
+        source: fc.option(sourceNames.filter((s) => !s.includes('\u0000') && Buffer.from(s, 'utf8').toString('utf8') === s), { freq: 4 }),
+      }),
+      1_500,
+    );
+    // Outside the range: before its start, at its end.
+    const outside: Row[] = [
+      { uuid: '00000000-0000-4000-8000-000000000001', start: T0 - 1, end: '0', value: 1, source: 'x' },
+      { uuid: '00000000-0000-4000-8000-000000000002', start: T0 + 3 * DAY, end: '0', value: 1, source: 'x' },
+    ];
+    const rows: Row[] = random.map((r) => ({ ...r, uuid: r.uuid.toLowerCase() }));
+    for (const [identifier, typeId] of [[HEART, 1], [SLEEP, 4]] as const) {
+      await insert(typeId, [...rows, ...outside]);
+      for (const format of ['csv', 'jsonl'] as const) {
+        const expected = expectedFile(format, identifier, rows);
+        assert.equal(await copyFile(format, identifier, typeId, T0, T0 + 3 * DAY), expected, `${format} ${identifier}`);
+        for (const piece of [1, 5, 7, 4096]) assert.equal(await copyFile(format, identifier, typeId, T0, T0 + 3 * DAY, piece), expected, `${format} ${identifier} in pieces of ${piece}`);
       }
-    } finally {
-      await client.end();
     }
+  });
+
+  test('an empty range is an empty file', async () => {
+    for (const format of ['csv', 'jsonl'] as const) assert.equal(await copyFile(format, HEART, 1, T0 + 10 * DAY, T0 + 11 * DAY), '');
+  });
+
+  test('the COPY SQL takes uuids and integers only', () => {
+    assert.throws(() => samplesCopySql('csv', false, "x'; DROP TABLE samples; --", 1, 0, 1));
+    assert.throws(() => samplesCopySql('csv', false, USER, 1.5, 0, 1));
+    assert.throws(() => samplesCopySql('csv', false, USER, 1, 0, Number.NaN));
   });
 });

@@ -65,7 +65,10 @@ describe('limits cut the file instead of ending it', () => {
   test('EXPORT_IDLE_LIMIT_MS=300: a client that reads nothing is dropped', async () => {
     const idle = await startServer(env({ EXPORT_IDLE_LIMIT_MS: '300' }));
     try {
-      const response = await stalledExport(idle, 1_500);
+      const exp = rawExport(bulk, { target: idle, readNothing: true });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      exp.resume();
+      const response = await exp.finished;
       assert.equal(response.status, 200);
       assert.equal(response.clean, false);
       await waitFor('the slot back', async () => (await advisoryLocks()) === 0);

@@ -4,7 +4,8 @@
 // queries, one row per JSON record, nested fields flattened
 // (open-details.md "Export columns"). Every dataset but samples is bounded by
 // its 366-day cap and read whole; samples, which run to millions of rows,
-// stream from a cursor as PostgreSQL's text (sample-encoding.ts). Routes are
+// are written by PostgreSQL itself through COPY (src/db/queries/export-copy.ts)
+// and forwarded chunk by chunk. Routes are
 // read a workout at a time (one primary-key probe each), so a year of tracks
 // never sits in memory at once.
 //
@@ -20,14 +21,16 @@ import { unitOf } from '../core/registry.js';
 import { normalizeTrack } from '../core/route-track.js';
 import type { SleepNight } from '../core/sleep-nights.js';
 import { activityDays } from '../db/queries/activity.js';
-import { sampleTypeId, samplesTextCursor } from '../db/queries/export.js';
+import { BinaryCopyFields } from '../db/copy-binary.js';
+import { sampleTypeId } from '../db/queries/export.js';
+import { copyOut, samplesCopySql, setSampleCells } from '../db/queries/export-copy.js';
 import { dailyValues } from '../db/queries/metrics.js';
 import { findWorkoutRoute, listWorkouts } from '../db/queries/workouts.js';
 import { readSleepNights } from '../reads/sleep.js';
 import { readStateOfMind } from '../reads/state-of-mind.js';
 import type { ExportPlan } from './plan.js';
-import { pumpCursor, writeChunked } from './pump.js';
-import { sampleTextEncoder } from './sample-encoding.js';
+import { pumpCopy, writeChunked } from './pump.js';
+import { hasLabels, sampleCells } from './sample-encoding.js';
 import type { StreamSink } from './sink.js';
 
 /**
@@ -66,7 +69,10 @@ async function writeRows(plan: ExportPlan, client: pg.ClientBase, sink: StreamSi
     case 'samples': {
       const typeId = await sampleTypeId(client, plan.sampleType);
       if (typeId === null) return;
-      return pumpCursor(samplesTextCursor(client, userId, typeId, start, end), sampleTextEncoder(plan.format, plan.sampleType), sink);
+      await setSampleCells(client, sampleCells(plan.format, plan.sampleType));
+      const copy = copyOut(client, samplesCopySql(plan.format, hasLabels(plan.sampleType), userId, typeId, start, end));
+      const frames = new BinaryCopyFields();
+      return pumpCopy(copy.stream, copy.cut, (chunk, emit) => (frames.push(chunk, emit), frames.done), sink);
     }
     case 'workouts': {
       const rows = await listWorkouts(client, userId, { start, end, activityType: plan.activityType ?? undefined, limit: null, offset: 0 });

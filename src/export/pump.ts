@@ -1,20 +1,15 @@
-// Moves encoded rows to the client in chunks of about 64 KB, the next chunk
-// built only once the sink has taken the last one: from an array (a dataset
-// read whole), or from a database cursor with flat memory, so a slow client
-// slows the cursor down instead of filling memory. Rows are taken from the stream synchronously
-// while it has them buffered (the stream meanwhile fetches the next batch);
-// only an empty buffer waits. When the sink closes (client gone, time limit,
-// shutdown) the cursor is destroyed at once, which closes it on the server.
+// Moves the file to the client in chunks of about 64 KB, the next chunk built
+// only once the sink has taken the last one: encoded rows from an array (a
+// dataset read whole), or the bytes of a COPY with flat memory, so a slow
+// client slows the COPY down instead of filling memory. COPY data is taken
+// from the stream synchronously while it has some buffered; only an empty
+// buffer waits. When the sink closes (client gone, time limit, shutdown) the
+// COPY is cut at once (its connection closed, which ends it on the server).
 import type { Readable } from 'node:stream';
 import type { StreamSink } from './sink.js';
 
 /** Characters a chunk reaches before it goes to the sink (tests read it to check the wire). */
 export const CHUNK_CHARS = 64 * 1024;
-
-export interface RowEncoder {
-  /** Text for one row. */
-  row(cells: unknown[]): string;
-}
 
 /** Writes every row, encoded, to `sink`; rejects once the sink is closed. */
 export async function writeChunked<R>(rows: readonly R[], encode: (row: R) => string, sink: StreamSink): Promise<void> {
@@ -27,36 +22,6 @@ export async function writeChunked<R>(rows: readonly R[], encode: (row: R) => st
     }
   }
   if (chunk !== '') await sink.write(chunk);
-}
-
-/** Writes every row of `rows` through `encoder` to `sink`; rejects on a database error or a closed sink. */
-export async function pumpCursor(rows: Readable, encoder: RowEncoder, sink: StreamSink): Promise<void> {
-  // A database error can arrive while no wait is listening (the stream
-  // prefetches during a sink write), and so can a failed cursor close after
-  // the pump is done; `moreRows` reads it from `rows.errored`, so an 'error'
-  // event must never be left without a listener.
-  rows.on('error', () => {});
-  const stop = () => rows.destroy();
-  if (sink.signal.aborted) stop();
-  sink.signal.addEventListener('abort', stop, { once: true });
-  try {
-    let chunk = '';
-    for (;;) {
-      let cells: unknown[] | null;
-      while ((cells = rows.read()) !== null) {
-        chunk += encoder.row(cells);
-        if (chunk.length >= CHUNK_CHARS) {
-          await sink.write(chunk);
-          chunk = '';
-        }
-      }
-      if (!(await moreRows(rows))) break;
-    }
-    if (chunk !== '') await sink.write(chunk);
-  } finally {
-    sink.signal.removeEventListener('abort', stop);
-    if (!rows.readableEnded) rows.destroy();
-  }
 }
 
 /** Resolves true once more rows are buffered, false at their end; rejects on an error or an early close. */
@@ -75,4 +40,65 @@ function moreRows(rows: Readable): Promise<boolean> {
     const onClose = () => settle(() => (rows.readableEnded ? resolve(false) : reject(rows.errored ?? new Error('the row stream closed before its end'))));
     rows.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
   });
+}
+
+/**
+ * Writes the bytes `fields` yields from each chunk of `copy` (a COPY's data)
+ * to `sink` in chunks of exactly CHUNK_CHARS bytes (the last one shorter),
+ * reading the next chunk only once the sink has taken the last: a slow client
+ * leaves the COPY waiting on its socket, so memory stays flat. `cut` stops the
+ * COPY at once (the sink closing, or any failure); rejects on a database
+ * error, a closed sink, or a COPY that ends without its trailer.
+ */
+export async function pumpCopy(
+  copy: Readable,
+  cut: () => void,
+  fields: (chunk: Buffer, emit: (bytes: Buffer) => void) => boolean,
+  sink: StreamSink,
+): Promise<void> {
+  copy.on('error', () => {});
+  let finished = false;
+  const stop = () => {
+    if (finished) return;
+    cut();
+    copy.destroy();
+  };
+  if (sink.signal.aborted) stop();
+  sink.signal.addEventListener('abort', stop, { once: true });
+  let out = Buffer.allocUnsafe(CHUNK_CHARS);
+  let filled = 0;
+  const full: Buffer[] = [];
+  const emit = (bytes: Buffer) => {
+    let at = 0;
+    while (at < bytes.length) {
+      const n = Math.min(bytes.length - at, CHUNK_CHARS - filled);
+      bytes.copy(out, filled, at, at + n);
+      filled += n;
+      at += n;
+      if (filled === CHUNK_CHARS) {
+        full.push(out);
+        out = Buffer.allocUnsafe(CHUNK_CHARS);
+        filled = 0;
+      }
+    }
+  };
+  try {
+    let ended = false;
+    for (;;) {
+      let chunk: Buffer | null;
+      while ((chunk = copy.read() as Buffer | null) !== null) {
+        ended = fields(chunk, emit);
+        while (full.length > 0) await sink.write(full.shift()!);
+      }
+      if (!(await moreRows(copy))) break;
+    }
+    if (!ended) throw new Error('the COPY ended without its trailer');
+    if (filled > 0) await sink.write(out.subarray(0, filled));
+    finished = true;
+  } catch (error) {
+    stop();
+    throw error;
+  } finally {
+    sink.signal.removeEventListener('abort', stop);
+  }
 }

@@ -2,9 +2,9 @@
 // database: a slot is a PostgreSQL session advisory lock, taken on the
 // export's own connection and held for the export's life (a per-process
 // counter would allow two per process). The connection then runs the
-// export's cursor. Releasing unlocks and returns the connection; when that
-// fails or hangs, the connection is destroyed instead, and its session's end
-// frees the lock.
+// export's COPY. Releasing unlocks and returns the connection; when that
+// fails or hangs, or the connection was already closed (a COPY cut short),
+// the connection is destroyed instead, and its session's end frees the lock.
 import type pg from 'pg';
 import { claimExportSlot, releaseExportSlot } from '../db/queries/export.js';
 import { describeError, log } from '../log.js';
@@ -35,11 +35,17 @@ export async function acquireExportSlot(pool: pg.Pool): Promise<ExportSlot | nul
   }
   const held = slot;
   let released: Promise<void> | null = null;
+  let closed = false;
+  const onEnd = () => (closed = true);
+  client.once('end', onEnd);
   return {
     slot: held,
     client,
     release() {
-      released ??= unlockAndReturn(client, held);
+      if (!released) {
+        client.off('end', onEnd);
+        released = closed ? Promise.resolve(client.release(new Error('the export connection was closed'))) : unlockAndReturn(client, held);
+      }
       return released;
     },
   };

@@ -66,7 +66,7 @@ export function exportFixture(env: Record<string, string> = {}) {
     fetchRaw: (query: string) => fetchRaw(started(server), query),
     download: (query: string) => download(started(server), query),
     advisoryLocks: () => advisoryLocks(started(db)),
-    rawExport: (query: string, options: { target?: TestServer; pauseAtHead?: boolean } = {}) => rawExport(options.target ?? started(server), query, options),
+    rawExport: (query: string, options: { target?: TestServer; pauseAtHead?: boolean; readNothing?: boolean } = {}) => rawExport(options.target ?? started(server), query, options),
   };
 }
 
@@ -257,9 +257,11 @@ export const advisoryLocks = async (db: TestDatabase): Promise<number> =>
  * would not show the bytes of a cut-off file. `pauseAtHead` stops reading once
  * the head is in (until `resume`). `clean` is whether the terminating
  * zero-length chunk arrived (the client then hangs up; otherwise the server
- * closed the connection).
+ * closed the connection). `readNothing` reads not even the head (until
+ * `resume`): the kernel then buffers no more than its defaults, where a
+ * client that has read keeps growing its receive window.
  */
-export function rawExport(target: TestServer, query: string, options: { pauseAtHead?: boolean } = {}) {
+export function rawExport(target: TestServer, query: string, options: { pauseAtHead?: boolean; readNothing?: boolean } = {}) {
   const socket = connect(target.port, '127.0.0.1');
   const parts: Buffer[] = [];
   let headArrived!: () => void;
@@ -290,6 +292,7 @@ export function rawExport(target: TestServer, query: string, options: { pauseAtH
     socket.on('close', done);
   });
   socket.write(getRequest(exportPath(query), bearer(TEST_TOKEN)));
+  if (options.readNothing) socket.pause();
   return {
     headSeen,
     finished,
