@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { LATEST_METRICS_SQL } from '../src/db/queries/metrics.js';
-import { SAMPLE_TYPE_ID_SQL, SAMPLES_PAGE_SQL } from '../src/db/queries/samples.js';
+import { SAMPLE_TYPE_ID_SQL } from '../src/db/names.js';
+import { SAMPLES_PAGE_SQL } from '../src/db/queries/samples.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 

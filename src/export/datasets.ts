@@ -22,7 +22,7 @@ import { normalizeTrack } from '../core/route-track.js';
 import type { SleepNight } from '../core/sleep-nights.js';
 import { activityDays } from '../db/queries/activity.js';
 import { BinaryCopyFields } from '../db/copy-binary.js';
-import { sampleTypeId } from '../db/queries/export.js';
+import { sampleTypeId } from '../db/names.js';
 import { copyOut, samplesCopySql, setSampleCells } from '../db/queries/export-copy.js';
 import { dailyValues } from '../db/queries/metrics.js';
 import { findWorkoutRoute, listWorkouts } from '../db/queries/workouts.js';

@@ -3,28 +3,15 @@
 // across the requested types.
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
-import { dailyMetricTypes, unitOf } from '../core/registry.js';
-import { dailyValues, type DailyValueRow } from '../db/queries/metrics.js';
+import { dailyMetricTypes } from '../core/registry.js';
+import { dailyValueColumns } from '../db/queries/metrics.js';
 import { PAGE } from '../limits.js';
 import { checkRange, requireKnownTypes } from '../params/checks.js';
 import { End, Limit, Offset, Start, TypeList } from '../schemas/common.js';
-import { DailyMetricsResponse, type DailyMetricT } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { DailyMetricsResponse } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
-
-/** Nests consecutive day rows of one type under one DailyMetric (a type's rows are contiguous). */
-function nestByType(rows: readonly DailyValueRow[]): DailyMetricT[] {
-  const metrics: DailyMetricT[] = [];
-  for (const row of rows) {
-    let current = metrics[metrics.length - 1];
-    if (current?.identifier !== row.identifier) {
-      current = { identifier: row.identifier, unit: unitOf(row.identifier), days: [] };
-      metrics.push(current);
-    }
-    current.days.push({ date: row.date, value: row.value });
-  }
-  return metrics;
-}
+import { dailyMetricsBody } from './metrics-daily-body.js';
+import { defineRoute } from './route.js';
 
 export const dailyMetricsRoute = defineRoute({
   operationId: 'getDailyMetrics',
@@ -69,18 +56,10 @@ export const dailyMetricsRoute = defineRoute({
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
     const types = dailyMetricTypes(query.types);
-    const rows =
+    const columns =
       types.length === 0
-        ? []
-        : await dailyValues(
-            services.pool,
-            userId,
-            types,
-            localDayOf(query.start, zone),
-            localDayOf(query.end - 1, zone),
-            limit,
-            offset,
-          );
-    return json({ metrics: nestByType(rows), nextOffset: offset + rows.length });
+        ? { positions: new Float64Array(0), dates: '', values: new Float64Array(0) }
+        : await dailyValueColumns(services.pool, userId, types, localDayOf(query.start, zone), localDayOf(query.end - 1, zone), limit, offset);
+    return { kind: 'text', contentType: 'application/json', body: dailyMetricsBody(types, columns, offset) };
   },
 });

@@ -1,14 +1,14 @@
 // GET /v1/samples — raw samples of one type as synced (never deduplicated),
 // one page at a time, ordered by start then uuid so paging is stable.
 import { Type } from '@sinclair/typebox';
-import { categoryLabel, kindOfIdentifier, unitOf } from '../core/registry.js';
-import { samplesPage } from '../db/queries/samples.js';
+import { samplesPageColumns } from '../db/queries/samples.js';
 import { PAGE, RANGE_CAP_DAYS } from '../limits.js';
 import { checkRange, requireSampleType } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
-import { SamplesPage, type SampleT } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { SamplesPage } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
+import { defineRoute } from './route.js';
+import { samplesPageBody } from './samples-body.js';
 
 export const samplesRoute = defineRoute({
   operationId: 'getSamples',
@@ -53,21 +53,7 @@ export const samplesRoute = defineRoute({
     const { limit, offset } = query;
     requireSampleType(query.type);
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
-    const rows = await samplesPage(services.pool, userId, query.type, query.start, query.end, limit, offset);
-    const samples: SampleT[] = rows.map((row) => ({
-      uuid: row.uuid,
-      start: row.start,
-      end: row.end,
-      value: row.value,
-      label: categoryLabel(query.type, row.value),
-      source: row.source,
-    }));
-    return json({
-      type: query.type,
-      kind: kindOfIdentifier(query.type),
-      unit: unitOf(query.type),
-      samples,
-      nextOffset: offset + samples.length,
-    });
+    const columns = await samplesPageColumns(services.pool, userId, query.type, query.start, query.end, limit, offset);
+    return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, columns, offset) };
   },
 });

@@ -24,6 +24,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Readable } from 'node:stream';
 import { isUuid } from '../../core/uuid.js';
+import { MAX_EPOCH_MS } from '../../limits.js';
 
 /** Start times per COPY row: 10 minutes of 1 Hz samples is 600 lines, ~80 KB. */
 export const SAMPLES_COPY_WINDOW_MS = 10 * 60_000;
@@ -109,22 +110,29 @@ export function plainIntegerSql(v: string): string {
   return `CASE WHEN ${v} BETWEEN -99999999999999 AND 999999999999999 THEN ${v}::text ELSE ${plainNumberSql(`(${v})::float8`)} END`;
 }
 
-/** One sample's line; `c` is the row of constant cells, `s` the sample. */
+/** The encoded cell of a source name `name` (never NULL: the column is NOT NULL). */
+function sourceCellSql(format: CopyFormat, name: string): string {
+  return format === 'csv'
+    ? `CASE WHEN ${name} = '' OR ${name} ~ '[",\\r\\n]' THEN '"' || replace(${name}, '"', '""') || '"' ELSE ${name} END`
+    : `to_json(${name})::text`;
+}
+
+/**
+ * One sample's line; `c` is the row of constant cells (with every source's
+ * encoded cell by id: a probe of sources per sample cost more than the rest
+ * of the line), `s` the sample. start_ms lies in the range, so its digits are
+ * never more than 15.
+ */
 function sampleLineSql(format: CopyFormat, category: boolean): string {
   const nullCell = format === 'csv' ? "''" : "'null'";
   const label = category ? `coalesce(c.labels ->> (CASE WHEN s.value = 0 THEN '0' ELSE s.value::text END), ${nullCell})` : nullCell;
-  const start = plainIntegerSql('s.start_ms');
   const end = plainIntegerSql('s.end_ms');
   const value = `coalesce(${plainNumberSql('s.value')}, ${nullCell})`;
-  if (format === 'csv') {
-    const source = `(SELECT CASE WHEN src.name = '' OR src.name ~ '[",\\r\\n]' THEN '"' || replace(src.name, '"', '""') || '"' ELSE src.name END
-                     FROM sources src WHERE src.source_id = s.source_id)`;
-    return `c.head || s.uuid::text || ',' || ${start} || ',' || ${end} || ',' || ${value} || ',' || ${label} || ',' || coalesce(${source}, '') || E'\\r\\n'`;
-  }
-  const source = `(SELECT to_json(src.name)::text FROM sources src WHERE src.source_id = s.source_id)`;
+  const source = `coalesce(c.sources ->> s.source_id::text, ${nullCell})`;
+  if (format === 'csv') return `c.head || s.uuid::text || ',' || s.start_ms::text || ',' || ${end} || ',' || ${value} || ',' || ${label} || ',' || ${source} || E'\\r\\n'`;
   return (
-    `c.head || s.uuid::text || ${literal('","start":')} || ${start} || ${literal(',"end":')} || ${end} || ${literal(',"value":')} || ${value} || ` +
-    `${literal(',"label":')} || ${label} || ${literal(',"source":')} || coalesce(${source}, 'null') || E'}\\n'`
+    `c.head || s.uuid::text || ${literal('","start":')} || s.start_ms::text || ${literal(',"end":')} || ${end} || ${literal(',"value":')} || ${value} || ` +
+    `${literal(',"label":')} || ${label} || ${literal(',"source":')} || ${source} || E'}\\n'`
   );
 }
 
@@ -134,6 +142,7 @@ function sampleLineSql(format: CopyFormat, category: boolean): string {
  */
 export function samplesCopySql(format: CopyFormat, category: boolean, userId: string, typeId: number, start: number, end: number): string {
   if (!isUuid(userId)) throw new Error(`not a uuid: ${userId}`);
+  if (start < 0 || end - 1 > MAX_EPOCH_MS) throw new Error(`not an export range: [${start}, ${end})`);
   const window = integer(SAMPLES_COPY_WINDOW_MS);
   return `COPY (
   SELECT (SELECT string_agg(${sampleLineSql(format, category)}, '' ORDER BY s.start_ms, s.uuid)
@@ -142,7 +151,8 @@ export function samplesCopySql(format: CopyFormat, category: boolean, userId: st
             AND s.start_ms >= w.start AND s.start_ms < least(w.start + ${window}, ${integer(end)}))
   FROM generate_series(${integer(start)}::bigint, ${integer(end - 1)}::bigint, ${window}) AS w (start),
        (SELECT (current_setting('${CELLS_SETTING}')::jsonb ->> 'head') AS head,
-               (current_setting('${CELLS_SETTING}')::jsonb -> 'labels') AS labels) AS c
+               (current_setting('${CELLS_SETTING}')::jsonb -> 'labels') AS labels,
+               (SELECT jsonb_object_agg(src.source_id, ${sourceCellSql(format, 'src.name')}) FROM sources src) AS sources) AS c
   ORDER BY w.start
 ) TO STDOUT (FORMAT binary)`;
 }

@@ -1,10 +1,9 @@
-// The export's own SQL: the export-slot advisory locks and the samples type
-// id (the samples dataset's COPY is in export-copy.ts). The other datasets are
+// The export's own SQL: the export-slot advisory locks (the samples
+// dataset's COPY is in export-copy.ts). The other datasets are
 // read with their JSON route's own queries (src/export/datasets.ts): at most
 // 366 days of them fit in memory, while samples run to millions of rows.
 import type pg from 'pg';
 import { EXPORT_SLOTS } from '../../limits.js';
-import { SAMPLE_TYPE_ID_SQL } from './samples.js';
 
 /** First key of the export-slot advisory locks (ASCII "heal"); the second is the slot number. */
 export const EXPORT_LOCK_KEY = 0x6865616c;
@@ -28,8 +27,3 @@ export async function releaseExportSlot(client: pg.ClientBase, slot: number): Pr
   await client.query('SELECT pg_advisory_unlock($1, $2)', [EXPORT_LOCK_KEY, slot]);
 }
 
-/** The type id of an identifier, or null when no writer has stored the type. */
-export async function sampleTypeId(client: pg.ClientBase, identifier: string): Promise<number | null> {
-  const { rows } = await client.query<{ type_id: number }>(SAMPLE_TYPE_ID_SQL, [identifier]);
-  return rows[0]?.type_id ?? null;
-}

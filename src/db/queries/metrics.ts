@@ -4,6 +4,7 @@
 // so the work is bounded by the types asked for and the page, not the table.
 import type { Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
+import { float8ArrayFromBinary } from '../binary-arrays.js';
 
 export interface LatestSampleRow {
   identifier: string;
@@ -49,8 +50,8 @@ export interface DailyValueRow {
  * $1 user id, $2 identifiers, $3 cumulative flags, $4 first day, $5 last day,
  * $6 limit (null: every row), $7 offset.
  */
-export const DAILY_METRICS_SQL = `
-  SELECT requested.identifier, bucket.day::text AS date, bucket.value
+const DAILY_METRICS_PAGE = `
+  SELECT requested.identifier, requested.position, bucket.day, bucket.value
   FROM unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)
   CROSS JOIN LATERAL (
     SELECT a.day, CASE WHEN requested.cumulative THEN a.sum ELSE a.avg END AS value
@@ -62,6 +63,52 @@ export const DAILY_METRICS_SQL = `
   WHERE bucket.value IS NOT NULL
   ORDER BY requested.position, bucket.day
   LIMIT $6 OFFSET $7`;
+
+export const DAILY_METRICS_SQL = `SELECT page.identifier, page.day::text AS date, page.value FROM (${DAILY_METRICS_PAGE}) page ORDER BY page.position, page.day`;
+
+const PAGE_ORDER = 'ORDER BY page.position, page.day';
+
+/**
+ * The same page as one row of columns (src/db/queries/samples.ts says why):
+ * each row's type position (1-based, in request order), the days' text run
+ * together (YYYY-MM-DD: ten characters, as every day of an epoch-ms range is),
+ * the values as a binary float8 array.
+ */
+export const DAILY_METRICS_COLUMNS_SQL = `
+  SELECT array_send(coalesce(array_agg(page.position::float8 ${PAGE_ORDER}), '{}')) AS positions,
+         coalesce(string_agg(page.day::text, '' ${PAGE_ORDER}), '') AS dates,
+         array_send(coalesce(array_agg(page.value ${PAGE_ORDER}), '{}')) AS "values"
+  FROM (${DAILY_METRICS_PAGE}) page`;
+
+export interface DailyValueColumns {
+  /** 1-based position of each row's type in the request. */
+  positions: Float64Array;
+  /** The days' text, ten characters each. */
+  dates: string;
+  values: Float64Array;
+}
+
+export async function dailyValueColumns(
+  db: Db,
+  userId: string,
+  types: readonly DailyMetricType[],
+  firstDay: string,
+  lastDay: string,
+  limit: number | null,
+  offset: number,
+): Promise<DailyValueColumns> {
+  const { rows } = await db.query<{ positions: Buffer; dates: string; values: Buffer }>(DAILY_METRICS_COLUMNS_SQL, [
+    userId,
+    types.map((t) => t.identifier),
+    types.map((t) => t.cumulative),
+    firstDay,
+    lastDay,
+    limit,
+    offset,
+  ]);
+  const row = rows[0];
+  return { positions: float8ArrayFromBinary(row.positions), dates: row.dates, values: float8ArrayFromBinary(row.values) };
+}
 
 export async function dailyValues(
   db: Db,

@@ -1,35 +1,59 @@
 // One page of raw samples of one type, as synced (never deduplicated): an
 // ordered range scan of samples (user_id, type_id, start_ms, uuid) that stops
-// after offset + limit rows. The type id is looked up first so the planner
-// sees the real id and its row estimate (a deep offset into a dense type then
-// still walks the index instead of sorting the whole range); source names are
-// looked up for the rows of the page only.
+// after offset + limit rows. The type id comes first (cached, src/db/names.ts)
+// so the planner sees the real id and its row estimate (a deep offset into a
+// dense type then still walks the index instead of sorting the whole range).
+//
+// The page comes back as one row of columns — the uuids' text run together,
+// the instants, values and source ids as binary float8 arrays — not as a
+// thousand rows: parsing a row per sample (a message, five fields, a parser
+// each) cost as much as everything else the route does. Source names come
+// from the cache of names.
 import type { Db } from '../pool.js';
+import { float8ArrayFromBinary } from '../binary-arrays.js';
+import { sampleTypeId, sourceNames } from '../names.js';
 
-export interface SampleRow {
-  uuid: string;
-  start: number;
-  end: number;
-  value: number | null;
-  source: string | null;
+export interface SampleColumns {
+  /** The uuids' text (36 characters each), in page order. */
+  uuids: string;
+  /** Epoch ms (exact below 2^53, as the int8 parser's Number is). */
+  starts: Float64Array;
+  ends: Float64Array;
+  /** NaN for NULL (and for a stored NaN: both are null in JSON). */
+  values: Float64Array;
+  /** NaN for a sample without a source. */
+  sourceIds: Float64Array;
+  /** Names of the page's source ids (and maybe more). */
+  sources: ReadonlyMap<number, string>;
 }
 
-export const SAMPLE_TYPE_ID_SQL = `SELECT type_id FROM sample_types WHERE identifier = $1`;
+const ORDER = 'ORDER BY p.start_ms, p.uuid';
 
 /** $1 user id, $2 type id, $3 start (inclusive), $4 end (exclusive), $5 limit, $6 offset. */
 export const SAMPLES_PAGE_SQL = `
-  SELECT page.uuid::text AS uuid, page.start_ms AS start, page.end_ms AS "end", page.value,
-         (SELECT src.name FROM sources src WHERE src.source_id = page.source_id) AS source
+  SELECT coalesce(string_agg(p.uuid::text, '' ${ORDER}), '') AS uuids,
+         array_send(coalesce(array_agg(p.start_ms::float8 ${ORDER}), '{}')) AS starts,
+         array_send(coalesce(array_agg(p.end_ms::float8 ${ORDER}), '{}')) AS ends,
+         array_send(coalesce(array_agg(p.value ${ORDER}), '{}')) AS "values",
+         array_send(coalesce(array_agg(p.source_id::float8 ${ORDER}), '{}')) AS sources
   FROM (
     SELECT s.uuid, s.start_ms, s.end_ms, s.value, s.source_id
     FROM samples s
     WHERE s.user_id = $1 AND s.type_id = $2 AND s.start_ms >= $3 AND s.start_ms < $4
     ORDER BY s.start_ms, s.uuid
     LIMIT $5 OFFSET $6
-  ) page
-  ORDER BY page.start_ms, page.uuid`;
+  ) p`;
 
-export async function samplesPage(
+const EMPTY: SampleColumns = Object.freeze({
+  uuids: '',
+  starts: new Float64Array(0),
+  ends: new Float64Array(0),
+  values: new Float64Array(0),
+  sourceIds: new Float64Array(0),
+  sources: new Map(),
+});
+
+export async function samplesPageColumns(
   db: Db,
   userId: string,
   identifier: string,
@@ -37,9 +61,18 @@ export async function samplesPage(
   end: number,
   limit: number,
   offset: number,
-): Promise<SampleRow[]> {
-  const type = await db.query<{ type_id: number }>(SAMPLE_TYPE_ID_SQL, [identifier]);
-  if (type.rows.length === 0) return [];
-  const { rows } = await db.query<SampleRow>(SAMPLES_PAGE_SQL, [userId, type.rows[0].type_id, start, end, limit, offset]);
-  return rows;
+): Promise<SampleColumns> {
+  const typeId = await sampleTypeId(db, identifier);
+  if (typeId === null) return EMPTY;
+  const { rows } = await db.query<{ uuids: string; starts: Buffer; ends: Buffer; values: Buffer; sources: Buffer }>(SAMPLES_PAGE_SQL, [userId, typeId, start, end, limit, offset]);
+  const row = rows[0];
+  const sourceIds = float8ArrayFromBinary(row.sources);
+  return {
+    uuids: row.uuids,
+    starts: float8ArrayFromBinary(row.starts),
+    ends: float8ArrayFromBinary(row.ends),
+    values: float8ArrayFromBinary(row.values),
+    sourceIds,
+    sources: await sourceNames(db, sourceIds),
+  };
 }

@@ -1,0 +1,47 @@
+// Type ids and source names, cached per pool: writers only ever insert them
+// (INSERT … ON CONFLICT DO NOTHING, src/db/writes/setup.ts), so an id, once
+// read, names the same thing for the life of the database. A type not stored
+// yet is not cached (a writer may add it any time); a source id a sample
+// refers to always exists (foreign key).
+import type { Db } from './pool.js';
+
+interface Names {
+  typeIds: Map<string, number>;
+  sources: Map<number, string>;
+}
+
+const byPool = new WeakMap<Db, Names>();
+
+function namesOf(db: Db): Names {
+  let names = byPool.get(db);
+  if (!names) byPool.set(db, (names = { typeIds: new Map(), sources: new Map() }));
+  return names;
+}
+
+export const SAMPLE_TYPE_ID_SQL = `SELECT type_id FROM sample_types WHERE identifier = $1`;
+
+/** The type id of an identifier, or null when no writer has stored the type. */
+export async function sampleTypeId(db: Db, identifier: string): Promise<number | null> {
+  const { typeIds } = namesOf(db);
+  const known = typeIds.get(identifier);
+  if (known !== undefined) return known;
+  const { rows } = await db.query<{ type_id: number }>(SAMPLE_TYPE_ID_SQL, [identifier]);
+  if (rows.length === 0) return null;
+  typeIds.set(identifier, rows[0].type_id);
+  return rows[0].type_id;
+}
+
+/** The names of source ids (NaN entries are samples without a source and are skipped). */
+export async function sourceNames(db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> {
+  const { sources } = namesOf(db);
+  let missing: number[] | null = null;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (id === id && !sources.has(id)) (missing ??= []).push(id);
+  }
+  if (missing) {
+    const { rows } = await db.query<{ source_id: number; name: string }>('SELECT source_id, name FROM sources WHERE source_id = ANY ($1::int[])', [[...new Set(missing)]]);
+    for (const row of rows) sources.set(row.source_id, row.name);
+  }
+  return sources;
+}

@@ -1,0 +1,174 @@
+// Routes that build their JSON as text from column arrays answer the bytes
+// the routes answered before: each old path — its SQL read row by row, the
+// objects it built, JSON.stringify — is kept here as the reference and
+// compared with the new body on fixtures of edge cases: nulls, -0, NaN and
+// ±Infinity, floats in exponent ranges (1e21, 1e-7, 5e-324), unicode, quotes
+// and line breaks in source names, samples without a source, category labels
+// (unknown and fractional values too), empty results, page boundaries inside
+// a type, deep offsets, and DST days.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { categoryLabel, dailyMetricTypes, kindOfIdentifier, unitOf } from '../src/core/registry.js';
+import '../src/db/pool.js'; // the int8 parser the routes read with
+import { dailyValueColumns } from '../src/db/queries/metrics.js';
+import { samplesPageColumns } from '../src/db/queries/samples.js';
+import { dailyMetricsBody } from '../src/routes/metrics-daily-body.js';
+import { samplesPageBody } from '../src/routes/samples-body.js';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+
+const USER = '00000000-0000-4000-8000-000000000001';
+const OTHER = '00000000-0000-4000-8000-000000000002';
+const Q = 'HKQuantityTypeIdentifier';
+const HEART = `${Q}HeartRate`;
+const STEPS = `${Q}StepCount`;
+const RHR = `${Q}RestingHeartRate`;
+const MASS = `${Q}BodyMass`;
+const SLEEP = 'HKCategoryTypeIdentifierSleepAnalysis';
+const BEATS = 'HKDataTypeIdentifierHeartbeatSeries';
+const UNSTORED = `${Q}FlightsClimbed`;
+const T0 = Date.UTC(2026, 2, 28); // the weekend Europe moves to summer time
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+let db: TestDatabase;
+let pool: pg.Pool;
+
+const EDGE_VALUES = ['72', 'NULL', '0.30000000000000004', '1e21', '1e-7', "'-0'", "'NaN'", "'Infinity'", "'-Infinity'", '1e300', '5e-324', '3.5', '9', '0', '2', '123456789012345.6', '1e15', '-1.5e-10'];
+const SOURCES = ['Apple Watch', 'Watch, "Series 9"', '=HYPERLINK("x")', 'Zürich ⌚', '', 'line\nbreak\r\n', 'tab\t\u0001\u001f\u007f', 'sep\u2028\u2029', '😀 \\ /', 'iPhone'];
+
+before(async () => {
+  db = await createTestDatabase();
+  const q = db.query;
+  await q(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (2, $2), (3, $3), (4, $4), (5, $5), (6, $6)`, [HEART, STEPS, RHR, SLEEP, BEATS, MASS]);
+  await q(`INSERT INTO sources (source_id, name) SELECT k, name FROM unnest($1::text[]) WITH ORDINALITY AS u (name, k)`, [SOURCES]);
+  // Every edge value with every source and none, for four types, some sharing a start (ordered by uuid then).
+  let n = 0;
+  const rows: string[] = [];
+  for (const typeId of [1, 4, 5, 6]) {
+    EDGE_VALUES.forEach((value, v) => {
+      for (let s = 0; s <= SOURCES.length; s++) {
+        n++;
+        const start = T0 + v * 60_000 + (s % 3) * 1000;
+        rows.push(`('${USER}', '${uuid(n)}', ${typeId}, ${start}, ${start + 1000 * s}, ${value}, ${s === SOURCES.length ? 'NULL' : s + 1})`);
+      }
+    });
+  }
+  rows.push(`('${OTHER}', '${uuid(++n)}', 1, ${T0}, ${T0}, 1, 1)`);
+  await q(`INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES ${rows.join(',\n')}`);
+  // Daily aggregates over the DST change: steps (sums), resting heart rate (means, one day without), body mass (edge values).
+  await q(
+    `INSERT INTO daily_aggregates (user_id, type_id, day, sum, avg)
+     SELECT $1::uuid, 2, d::date, 1000 + extract(day FROM d), NULL FROM generate_series('2026-03-01'::date, '2026-04-30'::date, '1 day') AS d
+     UNION ALL SELECT $1::uuid, 3, d::date, NULL, CASE WHEN extract(day FROM d) = 29 THEN NULL ELSE 50.25 + extract(day FROM d) / 3 END FROM generate_series('2026-03-20'::date, '2026-04-05'::date, '1 day') AS d
+     UNION ALL SELECT $2::uuid, 2, '2026-03-29', 5, NULL`,
+    [USER, OTHER],
+  );
+  const massValues = ['1e21', '1e-7', "'-0'", "'NaN'", '70.5', '0.1', '1e300'];
+  await q(`INSERT INTO daily_aggregates (user_id, type_id, day, sum, avg) VALUES ${massValues.map((v, i) => `($1, 6, '2026-03-${String(25 + i).padStart(2, '0')}', NULL, ${v})`).join(', ')}`, [USER]);
+  await q('ANALYZE');
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+});
+
+after(async () => {
+  await pool?.end();
+  await db?.drop();
+  await stopOwnCluster();
+});
+
+// ---- the old paths, as they were in src/ ----
+
+const OLD_SAMPLES_PAGE_SQL = `
+  SELECT page.uuid::text AS uuid, page.start_ms AS start, page.end_ms AS "end", page.value,
+         (SELECT src.name FROM sources src WHERE src.source_id = page.source_id) AS source
+  FROM (
+    SELECT s.uuid, s.start_ms, s.end_ms, s.value, s.source_id
+    FROM samples s
+    WHERE s.user_id = $1 AND s.type_id = $2 AND s.start_ms >= $3 AND s.start_ms < $4
+    ORDER BY s.start_ms, s.uuid
+    LIMIT $5 OFFSET $6
+  ) page
+  ORDER BY page.start_ms, page.uuid`;
+
+async function oldSamplesBody(type: string, start: number, end: number, limit: number, offset: number): Promise<string> {
+  const typeRows = (await pool.query<{ type_id: number }>(`SELECT type_id FROM sample_types WHERE identifier = $1`, [type])).rows;
+  const rows = typeRows.length === 0 ? [] : (await pool.query(OLD_SAMPLES_PAGE_SQL, [USER, typeRows[0].type_id, start, end, limit, offset])).rows;
+  const samples = rows.map((row) => ({ uuid: row.uuid, start: row.start, end: row.end, value: row.value, label: categoryLabel(type, row.value), source: row.source }));
+  return JSON.stringify({ type, kind: kindOfIdentifier(type), unit: unitOf(type), samples, nextOffset: offset + samples.length });
+}
+
+const OLD_DAILY_METRICS_SQL = `
+  SELECT requested.identifier, bucket.day::text AS date, bucket.value
+  FROM unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)
+  CROSS JOIN LATERAL (
+    SELECT a.day, CASE WHEN requested.cumulative THEN a.sum ELSE a.avg END AS value
+    FROM daily_aggregates a
+    WHERE a.user_id = $1
+      AND a.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
+      AND a.day >= $4::date AND a.day <= $5::date
+  ) bucket
+  WHERE bucket.value IS NOT NULL
+  ORDER BY requested.position, bucket.day
+  LIMIT $6 OFFSET $7`;
+
+async function oldDailyBody(identifiers: string[], firstDay: string, lastDay: string, limit: number, offset: number): Promise<string> {
+  const types = dailyMetricTypes(identifiers);
+  const rows =
+    types.length === 0
+      ? []
+      : (await pool.query(OLD_DAILY_METRICS_SQL, [USER, types.map((t) => t.identifier), types.map((t) => t.cumulative), firstDay, lastDay, limit, offset])).rows;
+  const metrics: { identifier: string; unit: string | null; days: { date: string; value: number }[] }[] = [];
+  for (const row of rows) {
+    let current = metrics[metrics.length - 1];
+    if (current?.identifier !== row.identifier) {
+      current = { identifier: row.identifier, unit: unitOf(row.identifier), days: [] };
+      metrics.push(current);
+    }
+    current.days.push({ date: row.date, value: row.value });
+  }
+  return JSON.stringify({ metrics, nextOffset: offset + rows.length });
+}
+
+// ---- the comparisons ----
+
+describe('bodies built from columns are the bytes of JSON.stringify of the old objects', () => {
+  test('/v1/samples: every edge value and source, four kinds of type, pages of every size and offset', async () => {
+    const total = EDGE_VALUES.length * (SOURCES.length + 1);
+    const pages: [number, number][] = [[1000, 0], [1, 0], [1, 5], [7, 3], [total, 0], [total - 1, 1], [5, total - 2], [5, total], [1000, total + 10]];
+    let compared = 0;
+    for (const type of [HEART, SLEEP, BEATS, MASS, STEPS, UNSTORED]) {
+      for (const [start, end] of [[T0, T0 + 86_400_000], [T0 + 60_000, T0 + 5 * 60_000 + 1], [T0 - 1000, T0], [T0 + 3 * 60_000 + 1000, T0 + 3 * 60_000 + 1001]]) {
+        for (const [limit, offset] of pages) {
+          const expected = await oldSamplesBody(type, start, end, limit, offset);
+          const columns = await samplesPageColumns(pool, USER, type, start, end, limit, offset);
+          assert.equal(samplesPageBody(type, columns, offset), expected, `${type} [${start}, ${end}) limit ${limit} offset ${offset}`);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 200);
+  });
+
+  test('/v1/metrics/daily: types in request order with gaps, page boundaries inside a type, DST days, edge values', async () => {
+    const lists = [
+      [STEPS, RHR, MASS],
+      [MASS, STEPS],
+      [RHR],
+      [UNSTORED, STEPS, UNSTORED, RHR],
+      [STEPS, STEPS],
+      [HEART, SLEEP, STEPS],
+      [UNSTORED],
+      [SLEEP],
+    ];
+    const pages: [number, number][] = [[10_000, 0], [1, 0], [3, 2], [30, 29], [31, 40], [100, 60], [5, 1000], [2, 77]];
+    for (const identifiers of lists) {
+      for (const [firstDay, lastDay] of [['2026-03-01', '2026-04-30'], ['2026-03-29', '2026-03-29'], ['2026-03-28', '2026-03-30'], ['2025-01-01', '2025-01-31']]) {
+        for (const [limit, offset] of pages) {
+          const expected = await oldDailyBody(identifiers, firstDay, lastDay, limit, offset);
+          const types = dailyMetricTypes(identifiers);
+          const columns = types.length === 0 ? { positions: new Float64Array(0), dates: '', values: new Float64Array(0) } : await dailyValueColumns(pool, USER, types, firstDay, lastDay, limit, offset);
+          assert.equal(dailyMetricsBody(types, columns, offset), expected, `${identifiers.join(',')} ${firstDay}…${lastDay} limit ${limit} offset ${offset}`);
+        }
+      }
+    }
+  });
+});
