@@ -1,8 +1,10 @@
 // `npm run bench`: loads (or reuses) the demo dataset in bench/data/demo/, then
 // measures every route of the issue against three baselines measured in the
-// same run — the HTTP ceiling (uWS hello-world), the database ceiling (the
-// route's own query functions through a pg pool, no HTTP) and Fastify + pg —
-// then scaling (1 vs 2 processes; 10/100/1000 connections), and writes the
+// same run, interleaved run by run — the HTTP ceiling (uWS hello-world), the
+// bare pool (the cheapest SQL yielding the route's rows through a bare
+// pg.Pool, rowMode array, no HTTP: bench/lib/bare-sql.ts) and Fastify + pg
+// doing the obvious thing — with the CPU each spends per request, then
+// scaling (1 vs 2 processes; 10/100/1000 connections), and writes the
 // generated sections of bench/RESULTS.md. Each load runs in its own process;
 // each figure is the median of BENCH_RUNS runs of BENCH_SECONDS seconds.
 // `node dist/bench/run.js <route name fragment …>` measures only the matching
@@ -20,6 +22,7 @@ import { medianOf, type Measurement } from './lib/measure.js';
 import { closeChildren } from './lib/child.js';
 import { exportSection } from './lib/export-section.js';
 import { renderRoutes, writeSection, type RouteResult, type ScalingRow, type SweepRow } from './lib/report.js';
+import { bareBaselines } from './lib/bare-sql.js';
 import { benchRoutes, type BenchContext, type BenchRoute } from './lib/routes.js';
 import { BENCH_TOKEN, startFastify, startHealthd, startHello, type Baseline, type Healthd, type SystemSettings } from './lib/systems.js';
 
@@ -30,6 +33,8 @@ const POOL_SIZE = 10;
 const WORKER_THREADS = 2;
 const SWEEP_CONNECTIONS = [100, 1000];
 const SWEEP_ROUTES = ['/healthz', '/v1/samples'];
+/** Routes measured again with two processes (the rest would add minutes and say no more on 2 cores). */
+const SCALING_ROUTES = ['/healthz', '/v1/samples', '/v1/metrics/daily'];
 const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
 const EXPORT_DIR = fileURLToPath(new URL('../../bench/data/export', import.meta.url));
@@ -46,8 +51,15 @@ function headersFor(route: BenchRoute): Record<string, string> {
   return { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
 }
 
-function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS) {
-  return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong' };
+function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS, serverPids?: number[]) {
+  return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong', serverPids };
+}
+
+/** A workout of the bench user other than the long ride, for /v1/workouts/{uuid}. */
+async function ordinaryWorkout(baseUrl: string, longRideUuid: string): Promise<string | undefined> {
+  const response = await fetch(`${baseUrl}/v1/workouts?limit=5`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+  const { workouts } = (await response.json()) as { workouts: { uuid: string }[] };
+  return workouts.map((w) => w.uuid).find((uuid) => uuid.toLowerCase() !== longRideUuid.toLowerCase());
 }
 
 /** One request, checked: the status the bench expects, and the parsed body. */
@@ -69,10 +81,9 @@ async function main(): Promise<void> {
   const dataset = await openDataset(DATA_DIR, DATASET, log);
   const registered = new Set(allRoutes().map((r) => r.path));
   const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
-  const all = benchRoutes(ctx);
   const only = process.argv.slice(2);
-  const routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => r.name.includes(fragment))));
-  const missing = all.filter((r) => !registered.has(r.route)).map((r) => r.name);
+  let routes: BenchRoute[] = [];
+  let missing: string[] = [];
   const settings: SystemSettings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: POOL_SIZE, workerThreads: WORKER_THREADS };
 
   const results: RouteResult[] = [];
@@ -87,6 +98,10 @@ async function main(): Promise<void> {
     hello = await startHello();
     fastify = await startFastify(settings);
     healthd = await startHealthd(settings, 1);
+    ctx.detailWorkoutUuid = await ordinaryWorkout(healthd.baseUrl, ctx.longRideUuid);
+    const all = benchRoutes(ctx);
+    routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => r.name.includes(fragment))));
+    missing = all.filter((r) => !registered.has(r.route)).map((r) => r.name);
     for (const route of routes) {
       const ours = await probe(healthd.baseUrl, route);
       if (route.database && !sameJson(ours, await probe(fastify.baseUrl, route))) throw new Error(`${route.name}: Fastify answers other JSON than healthd`);
@@ -95,10 +110,12 @@ async function main(): Promise<void> {
 
     const measureHello = async () => {
       const helloRuns: Measurement[] = [];
-      for (let run = 0; run < RUNS; run++) helloRuns.push(await httpLoad(httpJob(hello!.baseUrl, HELLO, CONNECTIONS)));
+      for (let run = 0; run < RUNS; run++) helloRuns.push(await httpLoad(httpJob(hello!.baseUrl, HELLO, CONNECTIONS, SECONDS, [hello!.process.pid])));
       return medianOf(helloRuns);
     };
 
+    const healthdPids = healthd.processes.map((p) => p.pid);
+    const fastifyPids = [fastify.process.pid];
     for (const route of routes) {
       await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1)); // warm-up, not counted
       if (route.database) await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS, 1));
@@ -109,15 +126,15 @@ async function main(): Promise<void> {
       let peakRssMb = 0;
       const ceiling: Measurement[] = [];
       for (let run = 0; run < RUNS; run++) {
-        ours.push(await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS)));
+        ours.push(await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, SECONDS, healthdPids)));
         peakRssMb = Math.max(peakRssMb, healthd.rss.takePeakMb());
         if (!route.database) {
           // The ceiling of a route without a database, run by run beside it, with the same client: same
           // headers, and for the 401 row the same X-Forwarded-For per request, which costs autocannon itself.
-          ceiling.push(await httpLoad({ ...httpJob(hello.baseUrl, route, CONNECTIONS), url: hello.baseUrl + HELLO.path, expectStatus: HELLO.expectStatus }));
+          ceiling.push(await httpLoad({ ...httpJob(hello.baseUrl, route, CONNECTIONS, SECONDS, [hello.process.pid]), url: hello.baseUrl + HELLO.path, expectStatus: HELLO.expectStatus }));
           continue;
         }
-        fast.push(await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS)));
+        fast.push(await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS, SECONDS, fastifyPids)));
         db.push(await dbLoad({ databaseUrl: settings.databaseUrl, poolSize: POOL_SIZE, concurrency: CONNECTIONS, seconds: SECONDS, ctx, route: route.route }));
       }
       const result: RouteResult = {
@@ -147,7 +164,7 @@ async function main(): Promise<void> {
 
     await healthd.stop();
     healthd = await startHealthd(settings, 2);
-    for (const route of only.length === 0 ? routes : []) {
+    for (const route of only.length === 0 ? routes.filter((r) => SCALING_ROUTES.includes(r.route) && r.auth !== 'wrong') : []) {
       await probe(healthd.baseUrl, route);
       await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1));
       const runs: Measurement[] = [];
@@ -173,6 +190,7 @@ async function main(): Promise<void> {
     workerThreads: WORKER_THREADS,
     dataset: { ...dataset.params, endDay: dataset.endDay, samples: dataset.samples, generatedIn: dataset.generatedIn },
     results,
+    baselineSql: bareBaselines(ctx),
     sweep,
     scaling,
     missing,

@@ -1,8 +1,12 @@
-// Baseline 3, what a user would pick instead: the bench's routes on Fastify +
-// pg, calling the same query functions of src/db/queries/ and answering the
-// same JSON, serialized the Fastify way (fast-json-stringify from the same
-// TypeBox response schemas). Kept small: parameters are read, not validated,
-// and there is no throttle or worker pool (series downsample inline).
+// The peer a Node developer would write: the bench's routes on Fastify + pg
+// the obvious way — plain SQL whose rows arrive as objects, shaped into the
+// same JSON healthd answers, serialized the Fastify way (fast-json-stringify
+// from the same TypeBox response schemas) — not healthd's optimized reads
+// (column arrays, binary arrays, caches of names). It shares healthd's pure
+// domain code (local days, sleep nights, downsampling, the summary's numbers)
+// so the answers are the same. Kept small: parameters are read, not
+// validated, and there is no throttle or worker pool (series downsample
+// inline).
 // Env: DATABASE_URL, SERVICE_API_TOKEN, SERVICE_USER_ID, SERVICE_TIME_ZONE,
 // PORT, DB_POOL_SIZE. Prints `fastify listening on <port>`.
 import Fastify, { type FastifyRequest } from 'fastify';
@@ -13,11 +17,11 @@ import { localDayOf } from '../../src/core/local-days.js';
 import { categoryLabel, kindOfIdentifier, typeInfo, unitOf } from '../../src/core/registry.js';
 import { buildSummary } from '../../src/core/summary.js';
 import { createReadOnlyPool } from '../../src/db/pool.js';
-import { dailyValues } from '../../src/db/queries/metrics.js';
-import { samplesPage } from '../../src/db/queries/samples.js';
-import { readSleepNights } from '../../src/reads/sleep.js';
+import { assembleSleepNights, nightsInWindow, sleepWindow, INITIAL_SLEEP_LOOKBACK_MS } from '../../src/core/sleep-nights.js';
+import { SLEEP_ANALYSIS } from '../../src/core/registry.js';
+import { daysSpanMs } from '../../src/core/local-days.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
-import { findWorkoutBounds, listWorkouts, workoutStreams } from '../../src/db/queries/workouts.js';
+import { listWorkouts, findWorkout } from '../../src/db/queries/workouts.js';
 import { DatabaseProbe } from '../../src/db/probe.js';
 import * as schemas from '../../src/schemas/resources.js';
 import type { DailyMetricT } from '../../src/schemas/resources.js';
@@ -59,16 +63,23 @@ app.get('/v1/users', response(schemas.UsersResponse), async () => ({ users: awai
 
 app.get('/v1/catalog/types', response(schemas.CatalogResponse), async () => ({ types: await catalog.get(userId) }));
 
+const typeId = (param: string) => `(SELECT type_id FROM sample_types WHERE identifier = ${param})`;
+
 app.get('/v1/metrics/daily', response(schemas.DailyMetricsResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
   const q = request.query;
   const types = (q.types ?? '').split(',').flatMap((identifier) => {
     const info = typeInfo(identifier);
     return info?.kind === 'quantity' ? [{ identifier, cumulative: info.aggregation === 'cumulative' }] : [];
   });
-  const start = Number(q.start);
-  const end = Number(q.end);
   const offset = num(q.offset, 0);
-  const rows = await dailyValues(pool, userId, types, localDayOf(start, timeZone), localDayOf(end - 1, timeZone), Math.min(num(q.limit, 10_000), 50_000), offset);
+  const { rows } = await pool.query<{ identifier: string; date: string; value: number }>(
+    `SELECT r.identifier, a.day::text AS date, CASE WHEN r.cumulative THEN a.sum ELSE a.avg END AS value
+     FROM unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS r (identifier, cumulative, position)
+     JOIN daily_aggregates a ON a.user_id = $1 AND a.type_id = ${typeId('r.identifier')} AND a.day BETWEEN $4::date AND $5::date
+     WHERE CASE WHEN r.cumulative THEN a.sum ELSE a.avg END IS NOT NULL
+     ORDER BY r.position, a.day LIMIT $6 OFFSET $7`,
+    [userId, types.map((t) => t.identifier), types.map((t) => t.cumulative), localDayOf(Number(q.start), timeZone), localDayOf(Number(q.end) - 1, timeZone), Math.min(num(q.limit, 10_000), 50_000), offset],
+  );
   const metrics: DailyMetricT[] = [];
   for (const row of rows) {
     let current = metrics[metrics.length - 1];
@@ -82,7 +93,13 @@ app.get('/v1/samples', response(schemas.SamplesPage), async (request: FastifyReq
   const q = request.query;
   const type = q.type ?? '';
   const offset = num(q.offset, 0);
-  const rows = await samplesPage(pool, userId, type, Number(q.start), Number(q.end), Math.min(num(q.limit, 1000), 5000), offset);
+  const { rows } = await pool.query<{ uuid: string; start: number; end: number; value: number | null; source: string | null }>(
+    `SELECT s.uuid, s.start_ms AS start, s.end_ms AS "end", s.value, src.name AS source
+     FROM samples s LEFT JOIN sources src ON src.source_id = s.source_id
+     WHERE s.user_id = $1 AND s.type_id = ${typeId('$2')} AND s.start_ms >= $3 AND s.start_ms < $4
+     ORDER BY s.start_ms, s.uuid LIMIT $5 OFFSET $6`,
+    [userId, type, Number(q.start), Number(q.end), Math.min(num(q.limit, 1000), 5000), offset],
+  );
   const samples = rows.map((row) => ({ uuid: row.uuid, start: row.start, end: row.end, value: row.value, label: categoryLabel(type, row.value), source: row.source }));
   return { type, kind: kindOfIdentifier(type), unit: unitOf(type), samples, nextOffset: offset + samples.length };
 });
@@ -96,21 +113,86 @@ app.get('/v1/workouts', response(schemas.WorkoutsResponse), async (request: Fast
   return { workouts, nextOffset: offset + workouts.length };
 });
 
-app.get('/v1/workouts/:uuid/series', response(schemas.WorkoutSeriesResponse), async (request: FastifyRequest<{ Querystring: Query; Params: { uuid: string } }>, reply) => {
-  const maxPoints = Math.min(num(request.query.maxPoints, 500), 5000);
-  const workout = await findWorkoutBounds(pool, userId, request.params.uuid.toLowerCase());
+app.get('/v1/workouts/:uuid', response(schemas.WorkoutDetail), async (request: FastifyRequest<{ Params: { uuid: string } }>, reply) => {
+  const workout = await findWorkout(pool, userId, request.params.uuid.toLowerCase());
   if (!workout) return reply.code(404).send({ error: 'workout not found' });
-  const rows = await workoutStreams(pool, userId, workout.uuid);
-  const series = rows.map((row) => {
-    const reduced = downsampleStream({ times: Float64Array.from(row.times), values: Float64Array.from(row.values) }, maxPoints);
-    const points = Array.from(reduced.times, (time, i): [number, number] => [time, reduced.values[i]]);
-    return { type: row.identifier, unit: unitOf(row.identifier), totalPoints: row.times.length, points };
-  });
-  return { uuid: workout.uuid, start: workout.start, end: workout.end, maxPoints, series };
+  return workout;
 });
 
+app.get('/v1/workouts/:uuid/series', response(schemas.WorkoutSeriesResponse), async (request: FastifyRequest<{ Querystring: Query; Params: { uuid: string } }>, reply) => {
+  const maxPoints = Math.min(num(request.query.maxPoints, 500), 5000);
+  const { rows } = await pool.query<{ uuid: string; start: number; end: number; identifier: string | null; times: number[] | null; values: number[] | null }>(
+    `SELECT w.uuid::text AS uuid, w.start_ms AS start, w.end_ms AS "end", t.identifier, s.times_ms::float8[] AS times, s."values"
+     FROM workouts w LEFT JOIN workout_streams s ON s.workout_uuid = w.uuid AND s.user_id = w.user_id LEFT JOIN sample_types t ON t.type_id = s.type_id
+     WHERE w.uuid = $2 AND w.user_id = $1 ORDER BY t.identifier COLLATE "C"`,
+    [userId, request.params.uuid.toLowerCase()],
+  );
+  if (rows.length === 0) return reply.code(404).send({ error: 'workout not found' });
+  const series = rows.filter((row) => row.identifier !== null).map((row) => {
+    const reduced = downsampleStream({ times: Float64Array.from(row.times!), values: Float64Array.from(row.values!, (v) => v ?? NaN) }, maxPoints);
+    const points = Array.from(reduced.times, (time, i): [number, number] => [time, reduced.values[i]]);
+    return { type: row.identifier!, unit: unitOf(row.identifier!), totalPoints: row.times!.length, points };
+  });
+  return { uuid: rows[0].uuid, start: rows[0].start, end: rows[0].end, maxPoints, series };
+});
+
+// Sleep nights from the window's samples with the usual 48 h lookback (the
+// bench's nights never reach further back), assembled by healthd's own rules.
 app.get('/v1/sleep/daily', response(schemas.SleepNightsResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
-  return { nights: await readSleepNights(pool, userId, Number(request.query.start), Number(request.query.end), timeZone) };
+  const window = sleepWindow(Number(request.query.start), Number(request.query.end), timeZone);
+  const { rows } = await pool.query<{ start: number; end: number; value: number | null; source: number | null }>(
+    `SELECT start_ms AS start, end_ms AS "end", value, source_id AS source FROM samples
+     WHERE user_id = $1 AND type_id = ${typeId('$2')} AND start_ms >= $3 AND start_ms < $4 ORDER BY start_ms, uuid`,
+    [userId, SLEEP_ANALYSIS, window.startMs - INITIAL_SLEEP_LOOKBACK_MS, window.readUntilMs],
+  );
+  const columns = {
+    startMs: Float64Array.from(rows, (r) => r.start),
+    endMs: Float64Array.from(rows, (r) => r.end),
+    value: Float64Array.from(rows, (r) => r.value ?? NaN),
+    sourceId: Float64Array.from(rows, (r) => r.source ?? 0),
+  };
+  return { nights: nightsInWindow(assembleSleepNights(columns, timeZone), window) };
+});
+
+app.get('/v1/state-of-mind', response(schemas.StateOfMindResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
+  const span = daysSpanMs(localDayOf(Number(request.query.start), timeZone), localDayOf(Number(request.query.end) - 1, timeZone), timeZone);
+  const { rows } = await pool.query(
+    `SELECT uuid::text AS uuid, logged_at_ms AS timestamp, kind, valence, valence_classification AS "valenceClassification",
+            coalesce(labels, '{}') AS labels, coalesce(associations, '{}') AS associations
+     FROM state_of_mind WHERE user_id = $1 AND logged_at_ms >= $2 AND logged_at_ms < $3 ORDER BY logged_at_ms, uuid`,
+    [userId, span.startMs, span.endMs],
+  );
+  return { entries: rows.map((row) => ({ uuid: row.uuid, date: localDayOf(row.timestamp, timeZone), timestamp: row.timestamp, kind: row.kind, valence: row.valence, valenceClassification: row.valenceClassification, labels: row.labels, associations: row.associations })) };
+});
+
+app.get('/v1/activity/summary', response(schemas.ActivitySummaryResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
+  const { rows } = await pool.query(
+    `SELECT day::text AS date, move_kcal AS "moveKcal", move_goal_kcal AS "moveGoalKcal", exercise_min AS "exerciseMin", exercise_goal_min AS "exerciseGoalMin",
+            stand_hours AS "standHours", stand_goal_hours AS "standGoalHours", move_mode::int AS "moveMode", move_time_min AS "moveTimeMin", move_time_goal_min AS "moveTimeGoalMin"
+     FROM activity_summaries WHERE user_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+    [userId, localDayOf(Number(request.query.start), timeZone), localDayOf(Number(request.query.end) - 1, timeZone)],
+  );
+  return { days: rows };
+});
+
+app.get('/v1/profile', response(schemas.Profile), async (_request, reply) => {
+  const { rows } = await pool.query(
+    `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex" FROM profiles WHERE user_id = $1`,
+    [userId],
+  );
+  if (rows.length === 0) return reply.code(404 as 200).send({ error: 'profile not found' } as never);
+  return rows[0];
+});
+
+app.get('/v1/metrics/latest', response(schemas.LatestMetricsResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
+  const identifiers = (request.query.types ?? '').split(',');
+  const { rows } = await pool.query<{ identifier: string; value: number | null; timestamp: number }>(
+    `SELECT r.identifier, n.value, n.start_ms AS timestamp FROM unnest($2::text[]) WITH ORDINALITY AS r (identifier, position)
+     CROSS JOIN LATERAL (SELECT value, start_ms FROM samples WHERE user_id = $1 AND type_id = ${typeId('r.identifier')} ORDER BY start_ms DESC, uuid DESC LIMIT 1) n
+     ORDER BY r.position`,
+    [userId, identifiers],
+  );
+  return { metrics: rows.map((row) => ({ identifier: row.identifier, unit: unitOf(row.identifier), value: row.value, timestamp: row.timestamp })) };
 });
 
 // The bench asks for range=90d&format=json only.

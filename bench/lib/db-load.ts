@@ -1,12 +1,14 @@
-// Forked generator: the database ceiling of one route — its own query functions
-// through a pg pool (the server's pool settings and size), driven by as many
-// concurrent loops as the HTTP bench has connections, for a fixed time.
+// Forked generator: the bare-pool baseline of one route — the cheapest SQL
+// yielding its rows (bench/lib/bare-sql.ts) through a bare pg.Pool with
+// rowMode 'array', the server's pool size, driven by as many concurrent loops
+// as the HTTP bench has connections, for a fixed time. Its own CPU per
+// request (process.cpuUsage of this process) comes back with the figures.
 import { performance } from 'node:perf_hooks';
-import { createReadOnlyPool } from '../../src/db/pool.js';
-import { runChild, serveJobs } from './child.js';
-import { ceilings } from './db-ceilings.js';
-import { median, type Measurement } from './measure.js';
+import pg from 'pg';
+import { bareBaselines, runBare } from './bare-sql.js';
 import type { BenchContext } from './routes.js';
+import { runChild, serveJobs } from './child.js';
+import { median, type Measurement } from './measure.js';
 
 export interface DbLoadJob {
   databaseUrl: string;
@@ -43,18 +45,21 @@ async function drive(query: () => Promise<unknown>, concurrency: number, ms: num
 }
 
 async function load(job: DbLoadJob): Promise<Measurement> {
-  const ceiling = ceilings(job.ctx)[job.route];
-  if (!ceiling) throw new Error(`no database ceiling for ${job.route}`);
-  const pool = createReadOnlyPool({ connectionString: job.databaseUrl, max: job.poolSize, statementTimeoutMs: 30_000, connectTimeoutMs: 3_000, applicationName: 'bench-ceiling' });
+  const baseline = bareBaselines(job.ctx)[job.route];
+  if (!baseline) throw new Error(`no bare-pool baseline for ${job.route}`);
+  const pool = new pg.Pool({ connectionString: job.databaseUrl, max: job.poolSize, application_name: 'bench-bare-pool' });
   try {
-    await drive(() => ceiling(pool), job.concurrency, 500); // open the connections, warm the plans
-    const { latencies, errors, elapsed } = await drive(() => ceiling(pool), job.concurrency, job.seconds * 1000);
+    await drive(() => runBare(pool, baseline), job.concurrency, 500); // open the connections, warm the plans
+    const cpu = process.cpuUsage();
+    const { latencies, errors, elapsed } = await drive(() => runBare(pool, baseline), job.concurrency, job.seconds * 1000);
+    const used = process.cpuUsage(cpu);
     latencies.sort((a, b) => a - b);
     return {
       rps: latencies.length / (elapsed / 1000),
       p50: median(latencies),
       p99: percentile(latencies, 99),
       errors,
+      cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(1, latencies.length),
     };
   } finally {
     await pool.end();

@@ -8,6 +8,8 @@ export interface Measurement {
   p99: number;
   /** Socket errors, timeouts, and answers with a status other than the expected one. */
   errors: number;
+  /** CPU of the system under test per request (all its threads), ms: the figure that stays honest on a shared machine. */
+  cpuMsPerRequest?: number;
 }
 
 export const median = (xs: readonly number[]): number => {
@@ -23,5 +25,6 @@ export function medianOf(runs: readonly Measurement[]): Measurement {
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    ...(runs.every((r) => r.cpuMsPerRequest !== undefined) ? { cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest!)) } : {}),
   };
 }

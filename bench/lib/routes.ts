@@ -9,6 +9,8 @@ export interface BenchContext {
   endDay: string;
   timeZone: string;
   longRideUuid: string;
+  /** A workout other than the long ride, for /v1/workouts/{uuid} (found through the API at start); without it that row is left out. */
+  detailWorkoutUuid?: string;
 }
 
 export interface BenchRoute {
@@ -18,8 +20,10 @@ export interface BenchRoute {
   path: string;
   auth: 'token' | 'wrong' | 'none';
   expectStatus: number;
-  /** Reads the database per request: compared with the database ceiling and Fastify. */
+  /** Reads the database per request: compared with the bare-pool baseline and Fastify. */
   database: boolean;
+  /** Without a database: the least share of the hello-world's rate the route should reach. */
+  httpTarget?: number;
 }
 
 export const DAILY_TYPES = [
@@ -30,6 +34,14 @@ export const DAILY_TYPES = [
   'HKQuantityTypeIdentifierHeartRateVariabilitySDNN',
 ];
 export const SAMPLES_TYPE = 'HKQuantityTypeIdentifierHeartRate';
+/** The types /v1/metrics/latest is asked for. */
+export const LATEST_TYPES = [
+  'HKQuantityTypeIdentifierHeartRate',
+  'HKQuantityTypeIdentifierBodyMass',
+  'HKQuantityTypeIdentifierRestingHeartRate',
+  'HKQuantityTypeIdentifierStepCount',
+  'HKQuantityTypeIdentifierHeartRateVariabilitySDNN',
+];
 
 function dayBefore(day: string, n: number): string {
   const date = new Date(`${day}T00:00:00Z`);
@@ -49,10 +61,11 @@ export function benchRanges(ctx: BenchContext) {
 export function benchRoutes(ctx: BenchContext): BenchRoute[] {
   const { ninety, samples } = benchRanges(ctx);
   return [
-    { name: '/healthz', route: '/healthz', path: '/healthz', auth: 'none', expectStatus: 200, database: false },
-    { name: '401 (wrong token)', route: '/v1/users', path: '/v1/users', auth: 'wrong', expectStatus: 401, database: false },
+    { name: '/healthz', route: '/healthz', path: '/healthz', auth: 'none', expectStatus: 200, database: false, httpTarget: 0.9 },
+    { name: '401 (wrong token)', route: '/v1/users', path: '/v1/users', auth: 'wrong', expectStatus: 401, database: false, httpTarget: 0.8 },
     { name: '/v1/users', route: '/v1/users', path: '/v1/users', auth: 'token', expectStatus: 200, database: true },
-    { name: '/v1/catalog/types (warm)', route: '/v1/catalog/types', path: '/v1/catalog/types', auth: 'token', expectStatus: 200, database: false },
+    { name: '/v1/profile', route: '/v1/profile', path: '/v1/profile', auth: 'token', expectStatus: 200, database: true },
+    { name: '/v1/catalog/types (warm)', route: '/v1/catalog/types', path: '/v1/catalog/types', auth: 'token', expectStatus: 200, database: false, httpTarget: 0.7 },
     {
       name: '/v1/metrics/daily (5 types × 90 d)',
       route: '/v1/metrics/daily',
@@ -74,5 +87,11 @@ export function benchRoutes(ctx: BenchContext): BenchRoute[] {
     },
     { name: '/v1/sleep/daily (90 d)', route: '/v1/sleep/daily', path: `/v1/sleep/daily?start=${ninety.start}&end=${ninety.end}`, auth: 'token', expectStatus: 200, database: true },
     { name: '/v1/summary (90d, json)', route: '/v1/summary', path: '/v1/summary?range=90d&format=json', auth: 'token', expectStatus: 200, database: true },
+    { name: '/v1/state-of-mind (90 d)', route: '/v1/state-of-mind', path: `/v1/state-of-mind?start=${ninety.start}&end=${ninety.end}`, auth: 'token', expectStatus: 200, database: true },
+    { name: '/v1/metrics/latest (5 types)', route: '/v1/metrics/latest', path: `/v1/metrics/latest?types=${LATEST_TYPES.join(',')}`, auth: 'token', expectStatus: 200, database: true },
+    { name: '/v1/activity/summary (90 d)', route: '/v1/activity/summary', path: `/v1/activity/summary?start=${ninety.start}&end=${ninety.end}`, auth: 'token', expectStatus: 200, database: true },
+    ...(ctx.detailWorkoutUuid
+      ? [{ name: '/v1/workouts/{uuid}', route: '/v1/workouts/{uuid}', path: `/v1/workouts/${ctx.detailWorkoutUuid}`, auth: 'token', expectStatus: 200, database: true } satisfies BenchRoute]
+      : []),
   ];
 }

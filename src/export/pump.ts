@@ -65,7 +65,11 @@ export async function pumpCopy(
   };
   if (sink.signal.aborted) stop();
   sink.signal.addEventListener('abort', stop, { once: true });
-  let out = Buffer.allocUnsafe(CHUNK_CHARS);
+  // The sink copies what it cannot send at once, so a chunk's buffer is free
+  // again once written: a few buffers serve the whole file.
+  const spare: Buffer[] = [];
+  const take = () => spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_CHARS);
+  let out = take();
   let filled = 0;
   const full: Buffer[] = [];
   const emit = (bytes: Buffer) => {
@@ -77,7 +81,7 @@ export async function pumpCopy(
       at += n;
       if (filled === CHUNK_CHARS) {
         full.push(out);
-        out = Buffer.allocUnsafe(CHUNK_CHARS);
+        out = take();
         filled = 0;
       }
     }
@@ -88,7 +92,11 @@ export async function pumpCopy(
       let chunk: Buffer | null;
       while ((chunk = copy.read() as Buffer | null) !== null) {
         ended = fields(chunk, emit);
-        while (full.length > 0) await sink.write(full.shift()!);
+        while (full.length > 0) {
+          const chunk = full.shift()!;
+          await sink.write(chunk);
+          spare.push(chunk);
+        }
       }
       if (!(await moreRows(copy))) break;
     }

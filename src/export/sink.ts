@@ -3,7 +3,11 @@
 // (src/http/stream-sink.ts), and tests can implement it over anything.
 
 export interface StreamSink {
-  /** Queues a chunk; resolves when more may be written. Rejects once the stream is closed. */
+  /**
+   * Queues a chunk; resolves when more may be written. Rejects once the stream
+   * is closed. The chunk is the sink's only during the call: what it cannot
+   * send at once it copies (the export reuses its buffers).
+   */
   write(chunk: string | Uint8Array): Promise<void>;
   /** Ends the body cleanly. */
   end(): void;

@@ -1,10 +1,27 @@
-// The /v1/metrics/daily body as text, straight from the page's columns
-// (src/db/queries/metrics.ts): the bytes JSON.stringify writes for
+// The /v1/metrics/daily body as text: the bytes JSON.stringify writes for
 // {metrics, nextOffset} — one DailyMetric per run of rows of one type, in
-// page order — without the objects in between.
+// page order — without the objects in between: around PostgreSQL's text of
+// the days, or from the page's columns (src/db/queries/metrics.ts).
 import { jsonNumber, jsonStringOrNull } from '../core/json-text.js';
 import { unitOf, type DailyMetricType } from '../core/registry.js';
-import type { DailyValueColumns } from '../db/queries/metrics.js';
+import type { DailyDaysText, DailyValueColumns } from '../db/queries/metrics.js';
+
+/** The body around PostgreSQL's text of each position's days; consecutive positions of one type make one metric. */
+export function dailyMetricsTextBody(groups: readonly DailyDaysText[], offset: number): string {
+  let body = '{"metrics":[';
+  let current: string | null = null;
+  let count = 0;
+  for (const group of groups) {
+    count += group.count;
+    if (group.identifier === current) {
+      body += ',' + group.days;
+      continue;
+    }
+    body += `${current === null ? '' : ']},'}{"identifier":${JSON.stringify(group.identifier)},"unit":${jsonStringOrNull(unitOf(group.identifier))},"days":[${group.days}`;
+    current = group.identifier;
+  }
+  return `${body}${current === null ? '' : ']}'}],"nextOffset":${offset + count}}`;
+}
 
 const DATE_CHARS = 10;
 

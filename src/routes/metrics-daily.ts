@@ -4,13 +4,13 @@
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
 import { dailyMetricTypes } from '../core/registry.js';
-import { dailyValueColumns } from '../db/queries/metrics.js';
+import { dailyValueColumns, dailyValuesText } from '../db/queries/metrics.js';
 import { PAGE } from '../limits.js';
 import { checkRange, requireKnownTypes } from '../params/checks.js';
 import { End, Limit, Offset, Start, TypeList } from '../schemas/common.js';
 import { DailyMetricsResponse } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
-import { dailyMetricsBody } from './metrics-daily-body.js';
+import { dailyMetricsBody, dailyMetricsTextBody } from './metrics-daily-body.js';
 import { defineRoute } from './route.js';
 
 export const dailyMetricsRoute = defineRoute({
@@ -56,10 +56,13 @@ export const dailyMetricsRoute = defineRoute({
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
     const types = dailyMetricTypes(query.types);
-    const columns =
-      types.length === 0
-        ? { positions: new Float64Array(0), dates: '', values: new Float64Array(0) }
-        : await dailyValueColumns(services.pool, userId, types, localDayOf(query.start, zone), localDayOf(query.end - 1, zone), limit, offset);
-    return { kind: 'text', contentType: 'application/json', body: dailyMetricsBody(types, columns, offset) };
+    if (types.length === 0) return { kind: 'text', contentType: 'application/json', body: dailyMetricsTextBody([], offset) };
+    const firstDay = localDayOf(query.start, zone);
+    const lastDay = localDayOf(query.end - 1, zone);
+    const text = await dailyValuesText(services.pool, userId, types, firstDay, lastDay, limit, offset);
+    const body = text
+      ? dailyMetricsTextBody(text, offset)
+      : dailyMetricsBody(types, await dailyValueColumns(services.pool, userId, types, firstDay, lastDay, limit, offset), offset);
+    return { kind: 'text', contentType: 'application/json', body };
   },
 });

@@ -68,6 +68,53 @@ export const DAILY_METRICS_SQL = `SELECT page.identifier, page.day::text AS date
 
 const PAGE_ORDER = 'ORDER BY page.position, page.day';
 
+/** A value whose PostgreSQL text is not JSON.stringify's: nonzero and finite, below 1e-4 or from 1e15. */
+const EXOTIC_VALUE = `(page.value <> 0 AND page.value NOT IN ('NaN', 'Infinity', '-Infinity') AND (abs(page.value) < '1e-4'::float8 OR abs(page.value) >= '1e15'::float8))`;
+
+/**
+ * The page's days as JSON text per requested position, in order: PostgreSQL
+ * writes each {"date","value"} (its float text is JSON.stringify's between
+ * 1e-4 and 1e15; `exotic` says a group holds another value, and the page is
+ * then read as columns instead).
+ */
+export const DAILY_METRICS_TEXT_SQL = `
+  SELECT min(page.identifier) AS identifier, count(*)::int AS count, bool_or(${EXOTIC_VALUE}) AS exotic,
+         string_agg('{"date":"' || page.day::text || '","value":' ||
+                    CASE WHEN page.value IN ('NaN', 'Infinity', '-Infinity') THEN 'null' WHEN page.value = 0 THEN '0' ELSE page.value::text END || '}',
+                    ',' ORDER BY page.day) AS days
+  FROM (${DAILY_METRICS_PAGE}) page
+  GROUP BY page.position
+  ORDER BY page.position`;
+
+export interface DailyDaysText {
+  identifier: string;
+  count: number;
+  /** The elements of a days array, comma-separated. */
+  days: string;
+}
+
+/** The page as JSON text per requested position, or null when a value's text differs from JSON.stringify's (then read the columns). */
+export async function dailyValuesText(
+  db: Db,
+  userId: string,
+  types: readonly DailyMetricType[],
+  firstDay: string,
+  lastDay: string,
+  limit: number | null,
+  offset: number,
+): Promise<DailyDaysText[] | null> {
+  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT_SQL, [
+    userId,
+    types.map((t) => t.identifier),
+    types.map((t) => t.cumulative),
+    firstDay,
+    lastDay,
+    limit,
+    offset,
+  ]);
+  return rows.some((row) => row.exotic) ? null : rows;
+}
+
 /**
  * The same page as one row of columns (src/db/queries/samples.ts says why):
  * each row's type position (1-based, in request order), the days' text run
