@@ -23,7 +23,7 @@
 // Env: EXPORT_BENCH_RUNS (3), EXPORT_BENCH_SLOW_MB (150), EXPORT_BENCH_SUMMARY_SECONDS (10).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { createRequire } from 'node:module';
@@ -33,7 +33,7 @@ import { SLEEP_ANALYSIS } from '../src/core/registry.js';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { summarizeProfile } from './lib/cpu-profile.js';
-import { processCpuMs } from './lib/http-load.js';
+import { clusterCpuMs, processCpuMs } from './lib/cpu.js';
 import { distPath, RssSampler, startProcess, type ServerProcess } from './lib/processes.js';
 
 const RUNS = Number(process.env.EXPORT_BENCH_RUNS ?? 3);
@@ -131,31 +131,6 @@ async function seed(url: string): Promise<void> {
     await client.end();
   }
   log(`seed: done in ${Math.round((Date.now() - started) / 1000)} s`);
-}
-
-/**
- * CPU of the cluster so far, ms: the postmaster, its live children (the
- * backends) and the children it has reaped (/proc stat utime + stime, cutime +
- * cstime; clock ticks of 10 ms).
- */
-function clusterCpuMs(postmasterPid: number): number {
-  const ticks = (pid: number, fields: number[]) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // after[0] is field 3 (state): field k is after[k - 3].
-      return { ppid: Number(after[1]), sum: fields.reduce((sum, k) => sum + Number(after[k - 3]), 0) };
-    } catch {
-      return { ppid: -1, sum: 0 };
-    }
-  };
-  let total = ticks(postmasterPid, [14, 15, 16, 17]).sum;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === postmasterPid) continue;
-    const child = ticks(Number(entry), [14, 15]);
-    if (child.ppid === postmasterPid) total += child.sum;
-  }
-  return total * 10;
 }
 
 /** Runs a command under /usr/bin/time: its wall time and its own CPU (user + system), ms. */

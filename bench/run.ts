@@ -12,6 +12,7 @@
 // export, RESULTS.md untouched): a quick check of one change.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { allRoutes } from '../src/routes/all.js';
@@ -20,6 +21,7 @@ import { dbLoad } from './lib/db-load.js';
 import { httpLoad } from './lib/http-load.js';
 import { medianOf, type Measurement } from './lib/measure.js';
 import { closeChildren } from './lib/child.js';
+import { postmasterPid } from './lib/cpu.js';
 import { exportSection } from './lib/export-section.js';
 import { renderRoutes, writeSection, type RouteResult, type ScalingRow, type SweepRow } from './lib/report.js';
 import { bareBaselines } from './lib/bare-sql.js';
@@ -51,8 +53,8 @@ function headersFor(route: BenchRoute): Record<string, string> {
   return { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
 }
 
-function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS, serverPids?: number[]) {
-  return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong', serverPids };
+function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS, serverPids?: number[], postmasterPid?: number) {
+  return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong', serverPids, postmasterPid };
 }
 
 /** A workout of the bench user other than the long ride, for /v1/workouts/{uuid}. */
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
     };
 
     const healthdPids = healthd.processes.map((p) => p.pid);
+    const postmaster = postmasterPid(join(DATA_DIR, 'pg'));
     const fastifyPids = [fastify.process.pid];
     for (const route of routes) {
       await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1)); // warm-up, not counted
@@ -126,7 +129,7 @@ async function main(): Promise<void> {
       let peakRssMb = 0;
       const ceiling: Measurement[] = [];
       for (let run = 0; run < RUNS; run++) {
-        ours.push(await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, SECONDS, healthdPids)));
+        ours.push(await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, SECONDS, healthdPids, route.database ? postmaster : undefined)));
         peakRssMb = Math.max(peakRssMb, healthd.rss.takePeakMb());
         if (!route.database) {
           // The ceiling of a route without a database, run by run beside it, with the same client: same
@@ -134,8 +137,8 @@ async function main(): Promise<void> {
           ceiling.push(await httpLoad({ ...httpJob(hello.baseUrl, route, CONNECTIONS, SECONDS, [hello.process.pid]), url: hello.baseUrl + HELLO.path, expectStatus: HELLO.expectStatus }));
           continue;
         }
-        fast.push(await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS, SECONDS, fastifyPids)));
-        db.push(await dbLoad({ databaseUrl: settings.databaseUrl, poolSize: POOL_SIZE, concurrency: CONNECTIONS, seconds: SECONDS, ctx, route: route.route }));
+        fast.push(await httpLoad(httpJob(fastify.baseUrl, route, CONNECTIONS, SECONDS, fastifyPids, postmaster)));
+        db.push(await dbLoad({ databaseUrl: settings.databaseUrl, poolSize: POOL_SIZE, concurrency: CONNECTIONS, seconds: SECONDS, ctx, route: route.route, postmasterPid: postmaster }));
       }
       const result: RouteResult = {
         route,

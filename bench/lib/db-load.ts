@@ -8,6 +8,7 @@ import pg from 'pg';
 import { bareBaselines, runBare } from './bare-sql.js';
 import type { BenchContext } from './routes.js';
 import { runChild, serveJobs } from './child.js';
+import { clusterCpuMs } from './cpu.js';
 import { median, type Measurement } from './measure.js';
 
 export interface DbLoadJob {
@@ -17,6 +18,7 @@ export interface DbLoadJob {
   seconds: number;
   ctx: BenchContext;
   route: string;
+  postmasterPid?: number;
 }
 
 export const dbLoad = (job: DbLoadJob): Promise<Measurement> => runChild<Measurement>('./db-load.js', job);
@@ -51,6 +53,7 @@ async function load(job: DbLoadJob): Promise<Measurement> {
   try {
     await drive(() => runBare(pool, baseline), job.concurrency, 500); // open the connections, warm the plans
     const cpu = process.cpuUsage();
+    const pgBefore = job.postmasterPid ? clusterCpuMs(job.postmasterPid) : 0;
     const { latencies, errors, elapsed } = await drive(() => runBare(pool, baseline), job.concurrency, job.seconds * 1000);
     const used = process.cpuUsage(cpu);
     latencies.sort((a, b) => a - b);
@@ -60,6 +63,7 @@ async function load(job: DbLoadJob): Promise<Measurement> {
       p99: percentile(latencies, 99),
       errors,
       cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(1, latencies.length),
+      ...(job.postmasterPid ? { pgCpuMsPerRequest: (clusterCpuMs(job.postmasterPid) - pgBefore) / Math.max(1, latencies.length) } : {}),
     };
   } finally {
     await pool.end();

@@ -2,9 +2,9 @@
 // with a Measurement. `uniqueForwardedFor` gives each request its own X-Forwarded-For
 // address, so the failed-auth bench measures 401s rather than the throttle's
 // 429s (the server runs with TRUST_PROXY_HEADERS=true).
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { runChild, serveJobs } from './child.js';
+import { clusterCpuMs, processCpuMs } from './cpu.js';
 import type { Measurement } from './measure.js';
 
 export interface HttpLoadJob {
@@ -16,19 +16,8 @@ export interface HttpLoadJob {
   uniqueForwardedFor?: boolean;
   /** Server processes whose CPU the run reports (per request, all their threads). */
   serverPids?: number[];
-}
-
-/** CPU time of a process so far, ms: every thread's (/proc/<pid>/task/<tid>/schedstat, ns), as process.cpuUsage() would say inside it. */
-export function processCpuMs(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // a thread that ended meanwhile
-    }
-  }
-  return ns / 1e6;
+  /** The PostgreSQL cluster's postmaster, whose CPU (with its backends') the run reports per request. */
+  postmasterPid?: number;
 }
 
 interface AutocannonResult {
@@ -54,11 +43,17 @@ async function load(job: HttpLoadJob): Promise<Measurement> {
       } }]
     : undefined;
   const cpuBefore = (job.serverPids ?? []).map(processCpuMs);
+  const pgBefore = job.postmasterPid ? clusterCpuMs(job.postmasterPid) : 0;
+  const ownBefore = process.cpuUsage();
   const result = await autocannon({ url: job.url, connections: job.connections, duration: job.seconds, headers: job.headers, requests, timeout: 10 });
   const ok = result.statusCodeStats[String(job.expectStatus)]?.count ?? 0;
   const answered = Object.values(result.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
   const cpuMs = (job.serverPids ?? []).reduce((sum, pid, i) => sum + processCpuMs(pid) - cpuBefore[i], 0);
+  const pgMs = job.postmasterPid ? clusterCpuMs(job.postmasterPid) - pgBefore : 0;
+  const own = process.cpuUsage(ownBefore);
   return {
+    ...(job.postmasterPid ? { pgCpuMsPerRequest: pgMs / Math.max(1, answered) } : {}),
+    clientCpuMsPerRequest: (own.user + own.system) / 1000 / Math.max(1, answered),
     ...(job.serverPids?.length ? { cpuMsPerRequest: cpuMs / Math.max(1, answered) } : {}),
     rps: ok / result.duration,
     p50: result.latency.p50,

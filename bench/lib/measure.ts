@@ -10,6 +10,10 @@ export interface Measurement {
   errors: number;
   /** CPU of the system under test per request (all its threads), ms: the figure that stays honest on a shared machine. */
   cpuMsPerRequest?: number;
+  /** PostgreSQL's CPU per request (the cluster's backends), ms. */
+  pgCpuMsPerRequest?: number;
+  /** The load generator's own CPU per request (autocannon parsing answers; for the bare pool it is the system under test), ms. */
+  clientCpuMsPerRequest?: number;
 }
 
 export const median = (xs: readonly number[]): number => {
@@ -26,5 +30,7 @@ export function medianOf(runs: readonly Measurement[]): Measurement {
     p99: median(runs.map((r) => r.p99)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     ...(runs.every((r) => r.cpuMsPerRequest !== undefined) ? { cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest!)) } : {}),
+    ...(runs.every((r) => r.pgCpuMsPerRequest !== undefined) ? { pgCpuMsPerRequest: median(runs.map((r) => r.pgCpuMsPerRequest!)) } : {}),
+    ...(runs.every((r) => r.clientCpuMsPerRequest !== undefined) ? { clientCpuMsPerRequest: median(runs.map((r) => r.clientCpuMsPerRequest!)) } : {}),
   };
 }

@@ -56,7 +56,10 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n === 0 ? '<1' : n < 10 ? n.toFixed(1) : n.toFixed(0));
 const ratio = (n: number) => n.toFixed(2);
 const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
-const cpu = (m: Measurement | null | undefined) => (m?.cpuMsPerRequest === undefined ? '–' : m.cpuMsPerRequest < 0.1 ? m.cpuMsPerRequest.toFixed(3) : m.cpuMsPerRequest.toFixed(2));
+const msCpu = (n: number | undefined) => (n === undefined ? '–' : n < 0.1 ? n.toFixed(3) : n.toFixed(2));
+const cpu = (m: Measurement | null | undefined) => msCpu(m?.cpuMsPerRequest);
+/** Server · PostgreSQL · load generator CPU per request. */
+const cpus = (m: Measurement | null | undefined) => `${msCpu(m?.cpuMsPerRequest)} · ${msCpu(m?.pgCpuMsPerRequest)} · ${msCpu(m?.clientCpuMsPerRequest)}`;
 
 function targets(r: RouteResult): string {
   if (r.dbCeiling && r.fastify) {
@@ -85,12 +88,12 @@ export function renderRoutes(report: BenchReport): string {
     '',
     `## Routes (1 process, ${report.connections} connections)`,
     '',
-    '| Route | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | × HTTP ceiling | × bare pool | × Fastify | targets |',
+    '| Route | req/s | p50 ms | p99 ms | errors | peak RSS MB | CPU ms/req: server · PG · autocannon | × HTTP ceiling | × bare pool | × Fastify | targets |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const r of report.results) {
     lines.push(
-      `| ${r.route.name} | ${int(r.ours.rps)} | ${ms(r.ours.p50)} | ${ms(r.ours.p99)} | ${r.ours.errors} | ${r.peakRssMb.toFixed(0)} | ${cpu(r.ours)} | ${ratio(r.ours.rps / r.httpCeiling.rps)} | ` +
+      `| ${r.route.name} | ${int(r.ours.rps)} | ${ms(r.ours.p50)} | ${ms(r.ours.p99)} | ${r.ours.errors} | ${r.peakRssMb.toFixed(0)} | ${cpus(r.ours)} | ${ratio(r.ours.rps / r.httpCeiling.rps)} | ` +
         `${r.dbCeiling ? ratio(r.ours.rps / r.dbCeiling.rps) : '–'} | ${r.fastify ? ratio(r.ours.rps / r.fastify.rps) : '–'} | ${targets(r)} |`,
     );
   }
@@ -98,14 +101,14 @@ export function renderRoutes(report: BenchReport): string {
   lines.push('', '### Baselines', '');
   if (http) lines.push(`HTTP ceiling (uWS hello-world): ${int(http.rps)} req/s, p50 ${ms(http.p50)} ms, p99 ${ms(http.p99)} ms, ${http.errors} errors, ${cpu(http)} ms CPU per request.`, '');
   lines.push(
-    'CPU ms per request: of the whole process under test (all its threads; for the bare pool the load process itself, which holds the pool), over the measured runs, median of the runs. PostgreSQL\'s own CPU is in none of them.',
+    'CPU ms per request, median of the runs: the process under test (all its threads; for the bare pool the load process itself, which holds the pool), PostgreSQL (the cluster\'s backends, including those of other users of the cluster during the run) and the load generator (autocannon parsing the answers). On 2 shared cores the three add up to what a request costs the machine: the bare pool pays no HTTP and no autocannon.',
     '',
-    '| Route | bare pool queries/s | p50 ms | p99 ms | bare pool CPU ms/req | Fastify req/s | p50 ms | p99 ms | Fastify CPU ms/req | errors |',
+    '| Route | bare pool queries/s | p50 ms | p99 ms | bare pool CPU ms/req: pool · PG | Fastify req/s | p50 ms | p99 ms | Fastify CPU ms/req: server · PG · autocannon | errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const r of report.results.filter((x) => x.dbCeiling && x.fastify)) {
     lines.push(
-      `| ${r.route.name} | ${int(r.dbCeiling!.rps)} | ${ms(r.dbCeiling!.p50)} | ${ms(r.dbCeiling!.p99)} | ${cpu(r.dbCeiling)} | ${int(r.fastify!.rps)} | ${ms(r.fastify!.p50)} | ${ms(r.fastify!.p99)} | ${cpu(r.fastify)} | ${r.dbCeiling!.errors + r.fastify!.errors} |`,
+      `| ${r.route.name} | ${int(r.dbCeiling!.rps)} | ${ms(r.dbCeiling!.p50)} | ${ms(r.dbCeiling!.p99)} | ${cpu(r.dbCeiling)} · ${msCpu(r.dbCeiling!.pgCpuMsPerRequest)} | ${int(r.fastify!.rps)} | ${ms(r.fastify!.p50)} | ${ms(r.fastify!.p99)} | ${cpus(r.fastify)} | ${r.dbCeiling!.errors + r.fastify!.errors} |`,
     );
   }
   lines.push('', '### The bare-pool baselines\' SQL', '', 'Each request of a baseline runs these statements (concurrently where the route runs them so), rows as arrays, through `new pg.Pool` of the server\'s size (bench/lib/bare-sql.ts).', '');

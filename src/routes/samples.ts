@@ -1,14 +1,14 @@
 // GET /v1/samples — raw samples of one type as synced (never deduplicated),
 // one page at a time, ordered by start then uuid so paging is stable.
 import { Type } from '@sinclair/typebox';
-import { samplesPageColumns, samplesPageText } from '../db/queries/samples.js';
+import { samplesPageColumns } from '../db/queries/samples.js';
 import { PAGE, RANGE_CAP_DAYS } from '../limits.js';
 import { checkRange, requireSampleType } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { SamplesPage } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
 import { defineRoute } from './route.js';
-import { labelsJson, samplesPageBody, samplesPageTextBody } from './samples-body.js';
+import { samplesPageBody } from './samples-body.js';
 
 export const samplesRoute = defineRoute({
   operationId: 'getSamples',
@@ -53,11 +53,7 @@ export const samplesRoute = defineRoute({
     const { limit, offset } = query;
     requireSampleType(query.type);
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
-    const { pool } = services;
-    const text = await samplesPageText(pool, userId, query.type, query.start, query.end, limit, offset, labelsJson(query.type));
-    const body = text
-      ? samplesPageTextBody(query.type, text, offset)
-      : samplesPageBody(query.type, await samplesPageColumns(pool, userId, query.type, query.start, query.end, limit, offset), offset);
-    return { kind: 'text', contentType: 'application/json', body };
+    const columns = await samplesPageColumns(services.pool, userId, query.type, query.start, query.end, limit, offset);
+    return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, columns, offset) };
   },
 });
