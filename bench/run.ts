@@ -28,7 +28,7 @@ import { bareBaselines } from './lib/bare-sql.js';
 import { benchRoutes, type BenchContext, type BenchRoute } from './lib/routes.js';
 import { BENCH_TOKEN, startFastify, startHealthd, startHello, type Baseline, type Healthd, type SystemSettings } from './lib/systems.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONNECTIONS = 10;
 const POOL_SIZE = 10;
