@@ -15,7 +15,6 @@ import { dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js
 import { samplesPageColumns } from '../src/db/queries/samples.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from '../src/routes/metrics-daily-body.js';
 import { samplesPageBody } from '../src/routes/samples-body.js';
-import { readStateOfMind, stateOfMindBody } from '../src/reads/state-of-mind.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 
 const USER = '00000000-0000-4000-8000-000000000001';
@@ -66,18 +65,6 @@ before(async () => {
   );
   const massValues = ['1e21', '1e-7', "'-0'", "'NaN'", '70.5', '0.1', '1e300'];
   await q(`INSERT INTO daily_aggregates (user_id, type_id, day, sum, avg) VALUES ${massValues.map((v, i) => `($1, 6, '2026-03-${String(25 + i).padStart(2, '0')}', NULL, ${v})`).join(', ')}`, [USER]);
-  // Mood entries around the DST change, hourly, with every kind of valence and list; two share an instant.
-  const valences = ['0.5', 'NULL', "'-0'", '-1', '1', "'NaN'", '0.30000000000000004', '0.25'];
-  const lists = ["'{Stressed,Anxious}'", 'NULL', "'{}'", `'{"with \\"quote","a,b","Zürich ⌚","line\nbreak"}'`, `'{NULL,x}'`];
-  const mood: string[] = [];
-  for (let h = 0; h < 72; h++) {
-    const at = T0 - 12 * 3_600_000 + h * 3_600_000 + (h % 5) * 60_000;
-    mood.push(`($1, '${uuid(10_000 + h)}', ${at}, '${h % 2 ? 'dailyMood' : 'momentaryEmotion'}', ${valences[h % valences.length]}, ${h % 3 ? `'band ${h % 4}'` : 'NULL'}, ${lists[h % lists.length]}, ${lists[(h + 2) % lists.length]})`);
-  }
-  mood.push(`($1, '${uuid(20_000)}', ${T0 + 3_600_000}, 'dailyMood', 0.1, 'x', NULL, NULL)`);
-  await q(`INSERT INTO state_of_mind VALUES ${mood.join(',\n')}`, [USER]);
-  // One entry whose valence PostgreSQL writes with an exponent, on a day of its own (the row path).
-  await q(`INSERT INTO state_of_mind VALUES ($1, '${uuid(20_001)}', ${T0 + 10 * 86_400_000}, 'dailyMood', 1e-7, NULL, NULL, NULL)`, [USER]);
   await q('ANALYZE');
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
 });
@@ -162,16 +149,6 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
       }
     }
     assert.ok(compared > 200);
-  });
-
-  test('/v1/state-of-mind: lists, nulls, -0 and NaN valences, quotes and unicode in labels, DST days, several zones', async () => {
-    const DAY = 86_400_000;
-    for (const zone of ['Europe/Berlin', 'UTC', 'America/New_York', 'Asia/Kolkata']) {
-      for (const [start, end] of [[T0 - DAY, T0 + 2 * DAY], [T0, T0 + 1], [T0 + 5 * DAY, T0 + 6 * DAY], [T0 + 9 * DAY, T0 + 12 * DAY], [T0 - 3 * DAY, T0 + 12 * DAY]]) {
-        const expected = JSON.stringify({ entries: await readStateOfMind(pool, USER, start, end, zone) });
-        assert.equal(await stateOfMindBody(pool, USER, start, end, zone), expected, `${zone} [${start}, ${end})`);
-      }
-    }
   });
 
   test('/v1/metrics/daily: types in request order with gaps, page boundaries inside a type, DST days, edge values', async () => {
