@@ -34,7 +34,7 @@ import { freePort, startEmbeddedDatabase } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { summarizeProfile } from './lib/cpu-profile.js';
 import { clusterCpuMs, processCpuMs } from './lib/cpu.js';
-import { distPath, RssSampler, startProcess, type ServerProcess } from './lib/processes.js';
+import { healthdMain, RssSampler, startProcess, type ServerProcess } from './lib/processes.js';
 
 const RUNS = Number(process.env.EXPORT_BENCH_RUNS ?? 3);
 const SLOW_MB = Number(process.env.EXPORT_BENCH_SLOW_MB ?? 150);
@@ -209,7 +209,10 @@ async function main(): Promise<void> {
       await applyMigrations(db.adminUrl);
       await seed(db.adminUrl);
       await writeFile(MARKER, `${T0}\n`);
-    } else log('seed: reusing .tmp/bench-export');
+    } else {
+      await applyMigrations(db.adminUrl, () => {});
+      log('seed: reusing .tmp/bench-export');
+    }
     const client = new pg.Client({ connectionString: db.adminUrl });
     await client.connect();
     const { rows } = await client.query<{ type_id: number; first: number; n: number }>(
@@ -229,7 +232,7 @@ async function main(): Promise<void> {
     }
     const port = await freePort();
     server = await startProcess(
-      distPath('../../src/main.js'),
+      healthdMain(),
       { DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: TOKEN, SERVICE_USER_ID: USER, SERVICE_TIME_ZONE: ZONE, SERVICE_PORT: String(port), SERVICE_MCP_PORT: 'off', WORKER_THREADS: '2', DB_POOL_SIZE: '10' },
       /listening on http:\/\/[^:]+:\d+/,
       PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],

@@ -56,6 +56,8 @@ export async function openDataset(dataDir: string, params: DatasetParams, log: (
   const db = await startEmbeddedDatabase({ dir: dataDir, unsafeFast: true, log });
   const userIds = Array.from({ length: params.users }, (_, i) => demoUserId(params.seed, i));
   if (reuse) {
+    // A dataset made before a newer migration gets it (versioned: nothing else changes).
+    await applyMigrations(db.adminUrl, () => {});
     log(`dataset: reusing ${marker.samples} samples (${params.users} users × ${params.days} days ending ${marker.endDay})`);
     return { db, params, endDay: marker.endDay, userIds, samples: marker.samples, generatedIn: null, longRideUuid: LONG_RIDE_UUID };
   }

@@ -48,6 +48,13 @@ export function startProcess(script: string, env: Record<string, string>, ready:
 
 export const distPath = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 
+/**
+ * The healthd server a bench starts: this build's, or another build's
+ * dist/src/main.js named by BENCH_HEALTHD_MAIN (an A/B against an older
+ * commit on the same data, with this build's bench and baselines).
+ */
+export const healthdMain = (): string => process.env.BENCH_HEALTHD_MAIN ?? distPath('../../src/main.js');
+
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

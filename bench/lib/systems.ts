@@ -2,7 +2,7 @@
 // one port), the uWS hello-world (HTTP ceiling) and the Fastify baseline, all
 // on the same database, token and user.
 import { freePort } from '../../src/db/embedded.js';
-import { distPath, RssSampler, startProcess, type ServerProcess } from './processes.js';
+import { distPath, healthdMain, RssSampler, startProcess, type ServerProcess } from './processes.js';
 
 export const BENCH_TOKEN = 'bench-token-0123456789abcdef';
 
@@ -38,7 +38,7 @@ export async function startHealthd(settings: SystemSettings, count: number, node
   };
   const processes: ServerProcess[] = [];
   try {
-    for (let i = 0; i < count; i++) processes.push(await startProcess(distPath('../../src/main.js'), env, /healthd listening on/, nodeArgs));
+    for (let i = 0; i < count; i++) processes.push(await startProcess(healthdMain(), env, /healthd listening on/, nodeArgs));
   } catch (error) {
     await Promise.all(processes.map((p) => p.stop()));
     throw error;
