@@ -255,7 +255,9 @@ describe('PostgreSQL dies in the middle of an export', () => {
     assert.ok(response);
     assert.equal(response.status, 200);
     assert.equal(response.complete, false, 'the body never reaches its last chunk');
-    assert.ok(response.body.length > 0, 'part of the file arrived');
+    // No complete chunk may have arrived: uWS sends a chunk's closing CRLF with the next chunk, and
+    // the client stopped reading at the head (with the header row's chunk, but not its end).
+    assert.ok(response.body.length === 0 || response.body.toString().startsWith('type,unit,uuid,'), "what arrived is the file's start");
     const rows = response.body.toString().split('\n').length - 1;
     assert.ok(rows < BULK_SAMPLES, `cut off after ${rows} of ${BULK_SAMPLES} rows`);
     await sleep(200);
