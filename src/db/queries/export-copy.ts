@@ -21,8 +21,8 @@
 // in: it goes to the session as a setting through a bind parameter
 // (set_config), read once per statement.
 import type pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import type { Readable } from 'node:stream';
+import { CopyOutQuery } from '../copy-out.js';
 import { isUuid } from '../../core/uuid.js';
 import { MAX_EPOCH_MS } from '../../limits.js';
 
@@ -163,14 +163,14 @@ export async function setSampleCells(client: pg.ClientBase, cells: SampleCells):
 }
 
 export interface CopyOut {
-  /** The COPY data as it arrives (binary format, frames included). */
+  /** The COPY data as it arrives (binary format, frames included), one buffer view per read(). */
   stream: Readable;
   /** Ends the COPY at once by closing the connection (a COPY TO cannot be stopped otherwise); the session's end frees its locks. */
   cut(): void;
 }
 
 export function copyOut(client: pg.ClientBase, sql: string): CopyOut {
-  const stream = client.query(copyTo(sql));
+  const stream = client.query(new CopyOutQuery(sql) as unknown as pg.Submittable) as unknown as CopyOutQuery;
   return {
     stream,
     cut() {
