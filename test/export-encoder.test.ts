@@ -50,7 +50,7 @@ interface Row {
 /** The export file of `identifier` over [start, end) as PostgreSQL writes it, fed to the frame decoder in pieces of `piece` bytes. */
 async function copyFile(format: 'csv' | 'jsonl', identifier: string, typeId: number, start: number, end: number, piece = Infinity): Promise<string> {
   await setSampleCells(client, sampleCells(format, identifier));
-  const { stream } = copyOut(client, samplesCopySql(format, hasLabels(identifier), USER, typeId, start, end));
+  const stream = copyOut(client, samplesCopySql(format, hasLabels(identifier), USER, typeId, start, end));
   const frames = new BinaryCopyFields();
   const out: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) {

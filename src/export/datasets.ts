@@ -14,7 +14,6 @@
 // first, streamed with backpressure — and the rows load as they are into a
 // spreadsheet, pandas or a database. A map tool takes a workout's GPX from
 // /v1/workouts/{uuid}/route?format=gpx.
-import type pg from 'pg';
 import { csvLine, EXPORT_COLUMNS, jsonlLine, type Cell } from '../core/export-encoding.js';
 import { localDayOf } from '../core/local-days.js';
 import { unitOf } from '../core/registry.js';
@@ -32,26 +31,28 @@ import type { ExportPlan } from './plan.js';
 import { pumpCopy, writeChunked } from './pump.js';
 import { hasLabels, sampleCells } from './sample-encoding.js';
 import type { StreamSink } from './sink.js';
+import type { ExportSlot } from './slots.js';
 
 /**
  * Writes the dataset's file (header row included) to the sink. Rejects as soon
  * as the export's connection fails: a cursor on a connection that died waits
  * for a reply that never comes, so its own stream never ends or errors.
  */
-export async function writeDataset(plan: ExportPlan, client: pg.ClientBase, sink: StreamSink): Promise<void> {
+export async function writeDataset(plan: ExportPlan, slot: Pick<ExportSlot, 'client' | 'cancel'>, sink: StreamSink): Promise<void> {
+  const { client } = slot;
   let onLost: (error?: Error) => void = () => {};
   const lost = new Promise<never>((_, reject) => {
     onLost = (error) => reject(error ?? new Error("the export's database connection ended"));
   });
   client.once('error', onLost).once('end', onLost);
   try {
-    await Promise.race([writeRows(plan, client, sink), lost]);
+    await Promise.race([writeRows(plan, slot, sink), lost]);
   } finally {
     client.off('error', onLost).off('end', onLost);
   }
 }
 
-async function writeRows(plan: ExportPlan, client: pg.ClientBase, sink: StreamSink): Promise<void> {
+async function writeRows(plan: ExportPlan, { client, cancel }: Pick<ExportSlot, 'client' | 'cancel'>, sink: StreamSink): Promise<void> {
   const columns = EXPORT_COLUMNS[plan.dataset];
   if (plan.format === 'csv') await sink.write(csvLine(columns));
   const encode = plan.format === 'csv' ? (cells: Cell[]) => csvLine(cells) : (cells: Cell[]) => jsonlLine(columns, cells);
@@ -72,7 +73,7 @@ async function writeRows(plan: ExportPlan, client: pg.ClientBase, sink: StreamSi
       await setSampleCells(client, sampleCells(plan.format, plan.sampleType));
       const copy = copyOut(client, samplesCopySql(plan.format, hasLabels(plan.sampleType), userId, typeId, start, end));
       const frames = new BinaryCopyFields();
-      return pumpCopy(copy.stream, copy.cut, (chunk, emit) => (frames.push(chunk, emit), frames.done), sink);
+      return pumpCopy(copy, cancel, (chunk, emit) => (frames.push(chunk, emit), frames.done), sink);
     }
     case 'workouts': {
       const rows = await listWorkouts(client, userId, { start, end, activityType: plan.activityType ?? undefined, limit: null, offset: 0 });

@@ -46,22 +46,27 @@ function moreRows(rows: Readable): Promise<boolean> {
  * Writes the bytes `fields` yields from each chunk of `copy` (a COPY's data)
  * to `sink` in chunks of exactly CHUNK_CHARS bytes (the last one shorter),
  * reading the next chunk only once the sink has taken the last: a slow client
- * leaves the COPY waiting on its socket, so memory stays flat. `cut` stops the
- * COPY at once (the sink closing, or any failure); rejects on a database
- * error, a closed sink, or a COPY that ends without its trailer.
+ * leaves the COPY waiting on its socket, so memory stays flat. When the sink
+ * closes, or anything fails, `cancel` has PostgreSQL end the COPY (with an
+ * error) and what it still sends is read and dropped, so the connection comes
+ * back usable. Rejects on a database error, a closed sink, or a COPY that ends
+ * without its trailer.
  */
 export async function pumpCopy(
   copy: Readable,
-  cut: () => void,
+  cancel: () => Promise<void>,
   fields: (chunk: Buffer, emit: (bytes: Buffer) => void) => boolean,
   sink: StreamSink,
 ): Promise<void> {
   copy.on('error', () => {});
   let finished = false;
+  let stopped = false;
   const stop = () => {
-    if (finished) return;
-    cut();
-    copy.destroy();
+    if (finished || stopped) return;
+    stopped = true;
+    cancel().catch(() => {}); // a connection that died ends the COPY anyway
+    copy.removeAllListeners('readable');
+    copy.resume();
   };
   if (sink.signal.aborted) stop();
   sink.signal.addEventListener('abort', stop, { once: true });

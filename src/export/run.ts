@@ -68,7 +68,7 @@ export class ExportRunner {
           sink.abort();
         }, exportTimeLimitMs);
         try {
-          await writeDataset(plan, slot.client, idleGuarded(sink, exportIdleLimitMs));
+          await writeDataset(plan, slot, idleGuarded(sink, exportIdleLimitMs));
           // Free the slot before the file ends, so a client that saw the end can start the next export at once.
           await slot.release();
         } finally {

@@ -2,11 +2,12 @@
 // database: a slot is a PostgreSQL session advisory lock, taken on the
 // export's own connection and held for the export's life (a per-process
 // counter would allow two per process). The connection then runs the
-// export's COPY. Releasing unlocks and returns the connection; when that
-// fails or hangs, or the connection was already closed (a COPY cut short),
-// the connection is destroyed instead, and its session's end frees the lock.
+// export's COPY (a COPY cut short is cancelled from another connection).
+// Releasing unlocks and returns the connection; when that fails or hangs, or
+// the connection was already closed, the connection is destroyed instead, and
+// its session's end frees the lock.
 import type pg from 'pg';
-import { claimExportSlot, releaseExportSlot } from '../db/queries/export.js';
+import { cancelSession, claimExportSlot, releaseExportSlot } from '../db/queries/export.js';
 import { describeError, log } from '../log.js';
 
 const RELEASE_TIMEOUT_MS = 5_000;
@@ -15,6 +16,8 @@ export interface ExportSlot {
   readonly slot: number;
   /** The export's connection; its session holds the slot. */
   readonly client: pg.PoolClient;
+  /** Cancels what the connection runs (a COPY cut short), from another connection of the pool; the session lives on. */
+  cancel(): Promise<void>;
   /** Frees the slot and the connection; runs once, later calls are no-ops. */
   release(): Promise<void>;
 }
@@ -23,8 +26,9 @@ export interface ExportSlot {
 export async function acquireExportSlot(pool: pg.Pool): Promise<ExportSlot | null> {
   const client = await pool.connect();
   let slot: number | null;
+  let pid: number;
   try {
-    slot = await claimExportSlot(client);
+    ({ slot, pid } = await claimExportSlot(client));
   } catch (error) {
     client.release(error as Error);
     throw error;
@@ -41,6 +45,7 @@ export async function acquireExportSlot(pool: pg.Pool): Promise<ExportSlot | nul
   return {
     slot: held,
     client,
+    cancel: () => cancelSession(pool, pid),
     release() {
       if (!released) {
         client.off('end', onEnd);

@@ -5,7 +5,7 @@
 // samples index; the binary COPY format frames those rows by length, so the
 // CRLF of a CSV record (COPY's own CSV ends lines with LF and would quote a
 // CR) and the backslashes of JSON (COPY's text format would double them)
-// pass untouched. src/export/copy-pump.ts takes the frames off.
+// pass untouched. src/db/copy-binary.ts takes the frames off.
 //
 // The text is what csvLine / jsonlLine (src/core/export-encoding.ts) write for
 // the parsed row, byte for byte (test/export-copy.test.ts holds the SQL to
@@ -22,7 +22,7 @@
 // (set_config), read once per statement.
 import type pg from 'pg';
 import type { Readable } from 'node:stream';
-import { CopyOutQuery } from '../copy-out.js';
+import { to as copyTo } from 'pg-copy-streams';
 import { isUuid } from '../../core/uuid.js';
 import { MAX_EPOCH_MS } from '../../limits.js';
 
@@ -162,19 +162,7 @@ export async function setSampleCells(client: pg.ClientBase, cells: SampleCells):
   await client.query(`SELECT set_config('${CELLS_SETTING}', $1, false)`, [JSON.stringify(cells)]);
 }
 
-export interface CopyOut {
-  /** The COPY data as it arrives (binary format, frames included), one buffer view per read(). */
-  stream: Readable;
-  /** Ends the COPY at once by closing the connection (a COPY TO cannot be stopped otherwise); the session's end frees its locks. */
-  cut(): void;
-}
-
-export function copyOut(client: pg.ClientBase, sql: string): CopyOut {
-  const stream = client.query(new CopyOutQuery(sql) as unknown as pg.Submittable) as unknown as CopyOutQuery;
-  return {
-    stream,
-    cut() {
-      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-    },
-  };
+/** The COPY data as it arrives (binary format, frames included). */
+export function copyOut(client: pg.ClientBase, sql: string): Readable {
+  return client.query(copyTo(sql));
 }

@@ -9,7 +9,7 @@ import { EXPORT_SLOTS } from '../../limits.js';
 export const EXPORT_LOCK_KEY = 0x6865616c;
 
 /** Slot 1, else 2, … else NULL: CASE tries the locks in order and stops at the first it gets. */
-const CLAIM_SLOT_SQL = `SELECT set_config('extra_float_digits', '1', false) AS float_digits,
+const CLAIM_SLOT_SQL = `SELECT set_config('extra_float_digits', '1', false) AS float_digits, pg_backend_pid() AS pid,
   CASE ${Array.from({ length: EXPORT_SLOTS }, (_, i) => `WHEN pg_try_advisory_lock($1, ${i + 1}) THEN ${i + 1}`).join(' ')} END AS slot`;
 
 /**
@@ -18,9 +18,14 @@ const CLAIM_SLOT_SQL = `SELECT set_config('extra_float_digits', '1', false) AS f
  * session also gets shortest round-trip float text (extra_float_digits > 0),
  * which the samples encoding relies on whatever the server's default.
  */
-export async function claimExportSlot(client: pg.ClientBase): Promise<number | null> {
-  const { rows } = await client.query<{ slot: number | null }>(CLAIM_SLOT_SQL, [EXPORT_LOCK_KEY]);
-  return rows[0].slot;
+export async function claimExportSlot(client: pg.ClientBase): Promise<{ slot: number | null; pid: number }> {
+  const { rows } = await client.query<{ slot: number | null; pid: number }>(CLAIM_SLOT_SQL, [EXPORT_LOCK_KEY]);
+  return rows[0];
+}
+
+/** Asks PostgreSQL to cancel what the session `pid` runs (an export's COPY): it ends with an error, the session lives on. */
+export async function cancelSession(pool: pg.Pool, pid: number): Promise<void> {
+  await pool.query('SELECT pg_cancel_backend($1)', [pid]);
 }
 
 export async function releaseExportSlot(client: pg.ClientBase, slot: number): Promise<void> {
