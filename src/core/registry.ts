@@ -328,18 +328,28 @@ export function kindOfIdentifier(identifier: string): TypeKind | undefined {
   return undefined;
 }
 
-/** A type read by daily value: a cumulative type reports the day's sum, a discrete one its mean. */
+/**
+ * A type read by daily value: a cumulative type reports the day's sum, a
+ * discrete one its mean; `null` for a quantity type the registry does not
+ * know (a writer stored it first), whose bucket holds whichever its writer
+ * was told: the sum when there is one, else the mean.
+ */
 export interface DailyMetricType {
   identifier: string;
-  cumulative: boolean;
+  cumulative: boolean | null;
 }
 
-/** The identifiers that have daily values (quantity types), in the order given; the others have none. */
-export function dailyMetricTypes(identifiers: readonly string[]): DailyMetricType[] {
+/**
+ * The identifiers that have daily values (quantity types), in the order
+ * given; the others have none. `stored` names identifiers the registry does
+ * not know but a writer stored (their kind comes from their prefix).
+ */
+export function dailyMetricTypes(identifiers: readonly string[], stored: ReadonlySet<string> = new Set()): DailyMetricType[] {
   const types: DailyMetricType[] = [];
   for (const identifier of identifiers) {
     const info = byIdentifier.get(identifier);
     if (info?.kind === 'quantity') types.push({ identifier, cumulative: info.aggregation === 'cumulative' });
+    else if (!info && stored.has(identifier) && kindOfIdentifier(identifier) === 'quantity') types.push({ identifier, cumulative: null });
   }
   return types;
 }

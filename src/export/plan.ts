@@ -10,6 +10,8 @@ import { errors } from '../errors.js';
 import { RANGE_CAP_DAYS } from '../limits.js';
 import { checkRange, requireKnownTypes, requireSampleType } from '../params/checks.js';
 import { End, Enum, Start, TypeList } from '../schemas/common.js';
+import { knownTypes } from '../reads/types.js';
+import type { Db } from '../db/pool.js';
 
 export const EXPORT_DATASETS = Object.keys(EXPORT_COLUMNS) as ExportDataset[];
 export const EXPORT_FORMATS = { csv: 'text/csv', jsonl: 'application/x-ndjson' } as const;
@@ -51,17 +53,18 @@ export interface ExportPlan {
 export const exportCapDays = (dataset: ExportDataset): number => (dataset === 'samples' ? RANGE_CAP_DAYS.samples : RANGE_CAP_DAYS.perDay);
 
 /** The plan of a valid request; a 400 for any problem. */
-export function planExport(query: Static<typeof ExportParams>, userId: string, timeZone: string): ExportPlan {
+export async function planExport(query: Static<typeof ExportParams>, userId: string, timeZone: string, db: Db): Promise<ExportPlan> {
   const { dataset, format, start, end } = query;
   let dailyTypes: DailyMetricType[] = [];
   if (dataset === 'daily_metrics') {
     if (query.types === undefined) throw errors.badRequest('types is required for dataset daily_metrics');
-    requireKnownTypes(query.types);
-    dailyTypes = dailyMetricTypes(query.types);
+    const known = await knownTypes(db, query.types);
+    requireKnownTypes(query.types, known);
+    dailyTypes = dailyMetricTypes(query.types, known.stored);
   }
   if (dataset === 'samples') {
     if (query.type === undefined) throw errors.badRequest('type is required for dataset samples');
-    requireSampleType(query.type);
+    requireSampleType(query.type, await knownTypes(db, [query.type]));
   }
   checkRange(start, end, { capDays: exportCapDays(dataset), dayGrainedIn: DAY_GRAINED.has(dataset) ? timeZone : undefined });
   return {

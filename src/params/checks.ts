@@ -1,11 +1,13 @@
 // Refusals that need more than one parameter or the type registry: ranges
 // (end after start, caps in 24-hour days, at most MAX_LOCAL_DAYS local days
-// for day-grained answers) and type identifiers. Used by the routes and the
+// for day-grained answers) and type identifiers (known to the registry or
+// stored by a writer: src/reads/types.ts). Used by the routes and the
 // export's plan; each refusal is a 400 whose message names the parameter.
 import { countLocalDaysTouched } from '../core/local-days.js';
-import { allTypes, isQuantityType, isSampleType, typeInfo } from '../core/registry.js';
+import { allTypes, SAMPLE_KINDS } from '../core/registry.js';
 import { errors } from '../errors.js';
 import { MAX_LOCAL_DAYS } from '../limits.js';
+import type { KnownTypes } from '../reads/types.js';
 
 const DAY_MS = 86_400_000;
 
@@ -44,20 +46,22 @@ export function suggestedType(identifier: string): string | null {
 
 const unknownType = (identifier: string) => errors.unknownType(identifier, suggestedType(identifier));
 
-export function requireQuantityTypes(types: readonly string[], parameter = 'types'): void {
+export function requireQuantityTypes(types: readonly string[], known: KnownTypes, parameter = 'types'): void {
   for (const identifier of types) {
-    if (!typeInfo(identifier)) throw unknownType(identifier);
-    if (!isQuantityType(identifier)) throw errors.badRequest(`${parameter} must name quantity types; ${identifier} is not one`);
+    const kind = known.kinds.get(identifier);
+    if (kind === undefined) throw unknownType(identifier);
+    if (kind !== 'quantity') throw errors.badRequest(`${parameter} must name quantity types; ${identifier} is not one`);
   }
 }
 
-export function requireKnownTypes(types: readonly string[]): void {
-  for (const identifier of types) if (!typeInfo(identifier)) throw unknownType(identifier);
+export function requireKnownTypes(types: readonly string[], known: KnownTypes): void {
+  for (const identifier of types) if (!known.kinds.has(identifier)) throw unknownType(identifier);
 }
 
-export function requireSampleType(identifier: string): void {
-  if (!typeInfo(identifier)) throw unknownType(identifier);
-  if (!isSampleType(identifier)) {
+export function requireSampleType(identifier: string, known: KnownTypes): void {
+  const kind = known.kinds.get(identifier);
+  if (kind === undefined) throw unknownType(identifier);
+  if (!SAMPLE_KINDS.has(kind)) {
     throw errors.badRequest(`type must be a sample type; ${identifier} has its own route`);
   }
 }

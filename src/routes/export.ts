@@ -60,7 +60,7 @@ export const exportRoute = defineRoute({
     { status: 503, description: `${EXPORT_SLOTS} exports are already running.`, headers: { 'Retry-After': `Seconds to wait: ${EXPORT_RETRY_AFTER_S}.` } },
   ],
   async handler({ query, services, userId, requestId }) {
-    const plan = planExport(query, userId, services.config.timeZone);
+    const plan = await planExport(query, userId, services.config.timeZone, services.pool);
     const claimed = await services.exports.claim(plan, requestId);
     if (!claimed) throw errors.exportsBusy();
     return {

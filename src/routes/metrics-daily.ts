@@ -12,6 +12,7 @@ import { DailyMetricsResponse } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from './metrics-daily-body.js';
 import { defineRoute } from './route.js';
+import { knownTypes } from '../reads/types.js';
 
 export const dailyMetricsRoute = defineRoute({
   operationId: 'getDailyMetrics',
@@ -52,10 +53,11 @@ export const dailyMetricsRoute = defineRoute({
   ],
   async handler({ query, services, userId }) {
     const { limit, offset } = query;
-    requireKnownTypes(query.types);
+    const known = await knownTypes(services.pool, query.types);
+    requireKnownTypes(query.types, known);
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
-    const types = dailyMetricTypes(query.types);
+    const types = dailyMetricTypes(query.types, known.stored);
     if (types.length === 0) return { kind: 'text', contentType: 'application/json', body: dailyMetricsTextBody([], offset) };
     const firstDay = localDayOf(query.start, zone);
     const lastDay = localDayOf(query.end - 1, zone);

@@ -7,6 +7,7 @@ import { requireQuantityTypes } from '../params/checks.js';
 import { TypeList } from '../schemas/common.js';
 import { LatestMetricsResponse, type LatestMetricT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
+import { knownTypes } from '../reads/types.js';
 
 export const latestMetricsRoute = defineRoute({
   operationId: 'getLatestMetrics',
@@ -34,7 +35,7 @@ export const latestMetricsRoute = defineRoute({
     },
   ],
   async handler({ query, services, userId }) {
-    requireQuantityTypes(query.types);
+    requireQuantityTypes(query.types, await knownTypes(services.pool, query.types));
     const rows = await latestSamples(services.pool, userId, query.types);
     const metrics: LatestMetricT[] = rows.map((row) => ({
       identifier: row.identifier,

@@ -9,6 +9,7 @@ import { SamplesPage } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
 import { defineRoute } from './route.js';
 import { samplesPageBody } from './samples-body.js';
+import { knownTypes } from '../reads/types.js';
 
 export const samplesRoute = defineRoute({
   operationId: 'getSamples',
@@ -51,7 +52,7 @@ export const samplesRoute = defineRoute({
   ],
   async handler({ query, services, userId }) {
     const { limit, offset } = query;
-    requireSampleType(query.type);
+    requireSampleType(query.type, await knownTypes(services.pool, [query.type]));
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
     const columns = await samplesPageColumns(services.pool, userId, query.type, query.start, query.end, limit, offset);
     return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, columns, offset) };

@@ -14,6 +14,7 @@ import { MaxPoints, TypeList, Uuid } from '../schemas/common.js';
 import { WorkoutSeriesResponse, type SeriesStreamT } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
 import { EXAMPLE } from '../schemas/examples.js';
+import { knownTypes } from '../reads/types.js';
 
 // bench/series-inline-vs-pool.ts (2 cores shared with other work): inline
 // downsampling costs about 2 ns a point (20,000 points: ~40 µs; 4 × 10,800:
@@ -64,7 +65,7 @@ export const workoutSeriesRoute = defineRoute({
   ],
   async handler({ services, userId, path, query }) {
     const { types, maxPoints } = query;
-    if (types) requireKnownTypes(types);
+    if (types) requireKnownTypes(types, await knownTypes(services.pool, types));
     const workout = await findWorkoutBounds(services.pool, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();
     const rows = await workoutStreams(services.pool, userId, workout.uuid, types);

@@ -47,14 +47,14 @@ export interface DailyValueRow {
  * then one page of them. The ordinality pathkey keeps the nested loop in
  * request order, so the sort only orders days within a type and LIMIT stops
  * the walk after offset + limit rows.
- * $1 user id, $2 identifiers, $3 cumulative flags, $4 first day, $5 last day,
+ * $1 user id, $2 identifiers, $3 cumulative flags (null: the sum, else the mean), $4 first day, $5 last day,
  * $6 limit (null: every row), $7 offset.
  */
 const DAILY_METRICS_PAGE = `
   SELECT requested.identifier, requested.position, bucket.day, bucket.value
   FROM unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)
   CROSS JOIN LATERAL (
-    SELECT a.day, CASE WHEN requested.cumulative THEN a.sum ELSE a.avg END AS value
+    SELECT a.day, CASE WHEN requested.cumulative IS NULL THEN coalesce(a.sum, a.avg) WHEN requested.cumulative THEN a.sum ELSE a.avg END AS value
     FROM daily_aggregates a
     WHERE a.user_id = $1
       AND a.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
