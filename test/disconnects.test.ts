@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import {
-  bearer, DAY, getRequest, inParallel, person, rawRequest, requestAndHangUp, seedBulkSamples, seedCommon, seedPerson, sessionCounts, T0, validPaths, waitFor,
+  bearer, DAY, getRequest, inParallel, person, rawRequest, requestAndHangUp, seedBulkSamples, seedCommon, seedPerson, sessionCounts, sleep, T0, validPaths, waitFor,
 } from './support/faults.js';
 import { DEFAULT_USER, TEST_TOKEN, startServer, type TestServer } from './support/server.js';
 
@@ -91,9 +91,10 @@ test(`1,000 clients hang up mid-request: no crash, no leaked pool client or expo
   );
 
   phase(`${hangUps.export} export hang-ups`);
-  // Quiet again. The work of clients that left still runs (nothing cancels it)
-  // and may be queued in the server, not in the database: a fresh request
-  // queues behind it for a pool client, then the database must stay idle.
+  // Quiet again. The work of clients that left may still run (a query already
+  // sent, a worker's task) and be queued in the server, not in the database:
+  // a fresh request queues behind it for a pool client, then the database
+  // must stay idle.
   assert.equal((await rawRequest(server.port, request('/v1/profile'), { timeoutMs: 60_000 }))?.status, 200);
   let quietPolls = 0;
   const counts = await waitFor('the server to settle', async () => {
@@ -141,4 +142,39 @@ test(`1,000 clients hang up mid-request: no crash, no leaked pool client or expo
   const output = server.output();
   assert.ok(!output.includes('unhandled request failure'), 'no failure escaped the request pipeline');
   assert.ok(!/"level":"error"/.test(output), `no errors logged for clients that left:\n${output.split('\n').filter((l) => l.includes('"error"')).slice(0, 5).join('\n')}`);
+});
+
+test('a query whose client hung up while it waited for a pool connection is never sent', async () => {
+  const request = (path: string) => getRequest(path, bearer(TEST_TOKEN));
+  const locker = new pg.Client({ connectionString: db.url });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE profiles IN ACCESS EXCLUSIVE MODE');
+  try {
+    // Every pool connection is busy on the lock …
+    const holders = Array.from({ length: POOL_SIZE }, () => rawRequest(server.port, request('/v1/profile'), { timeoutMs: 60_000 }));
+    await waitFor('the pool busy on the lock', async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock === POOL_SIZE);
+    // … while 40 more requests queue for one, and their clients hang up.
+    await inParallel(40, 40, (i) => requestAndHangUp(server.port, request('/v1/profile'), { afterMs: 50, reset: i % 2 === 0 }));
+    await sleep(100);
+    // The holders' queries are cancelled: the pool opens fresh connections
+    // for whoever waits next. Had the abandoned queries been sent, they would
+    // take every one of them and sit on the lock, and this last request with them.
+    const admin = new pg.Client({ connectionString: db.adminUrl });
+    await admin.connect();
+    await admin.query(
+      `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'healthd' AND wait_event_type = 'Lock'`,
+      [db.name],
+    );
+    await admin.end();
+    for (const answer of await Promise.all(holders)) assert.equal(answer?.status, 504, 'a cancelled query answers as a timed-out one');
+    const last = rawRequest(server.port, request('/v1/profile'), { timeoutMs: 60_000 });
+    await waitFor('the last request alone on the lock', async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock === 1);
+    await sleep(200);
+    assert.equal((await sessionCounts(db.adminUrl, db.name)).waitingOnLock, 1, 'no query of a client that left reached the database');
+    await locker.query('ROLLBACK');
+    assert.equal((await last)?.status, 200);
+  } finally {
+    await locker.end();
+  }
 });

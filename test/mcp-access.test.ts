@@ -7,13 +7,14 @@
 // the read API's failed-auth throttle — 429 before the token, shared with the
 // read API's port. Over stdio (the `npm run mcp` entry): the same tools, and
 // nothing but protocol on stdout. SERVICE_MCP_PORT refused when malformed,
-// `off` starts no listener.
+// `off` starts no listener. A real statement timeout is the 504 message as a tool error.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../src/config.js';
@@ -21,6 +22,7 @@ import { createMcpHttpServer } from '../src/mcp/http.js';
 import { McpCore } from '../src/mcp/server.js';
 import { allRoutes } from '../src/routes/all.js';
 import { closeServices, createServices } from '../src/services.js';
+import { QUERY_TIMEOUT_MESSAGE } from '../src/errors.js';
 import { FAILED_AUTH, MCP } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { connectHttp, toolError, toolJson } from './support/mcp.js';
@@ -244,6 +246,28 @@ describe('HTTP front', () => {
     assert.equal(readApi.status, 429);
     const health = await fetch(server.mcpUrl.replace(/\/mcp$/, '/healthz'));
     assert.equal(health.status, 200);
+  });
+});
+
+describe('the query time limit', () => {
+  test('a query past QUERY_TIMEOUT_MS is a tool error with the read API\'s 504 message; the same tool answers once the database does', async () => {
+    const slow = await startServer({ databaseUrl: db.url, mcp: true, env: { QUERY_TIMEOUT_MS: '300' } });
+    const slowClient = await connectHttp(slow.mcpUrl, slow.token);
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE daily_aggregates IN ACCESS EXCLUSIVE MODE');
+      assert.equal(await toolError(slowClient, 'get_daily_metrics', DAY), QUERY_TIMEOUT_MESSAGE);
+      const rest = await slow.getJson(`/v1/metrics/daily?types=${STEPS}&start=${Date.UTC(2026, 2, 8)}&end=${Date.UTC(2026, 2, 9)}`);
+      assert.deepEqual([rest.status, rest.body], [504, { error: QUERY_TIMEOUT_MESSAGE }]);
+      await locker.query('ROLLBACK');
+      assert.deepEqual((await toolJson(slowClient, 'get_daily_metrics', DAY)).metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
+    } finally {
+      await locker.end();
+      await slowClient.close();
+      await slow.stop();
+    }
   });
 });
 

@@ -8,9 +8,11 @@
 // at 1280 or 390 px. Screenshots go to a temp folder for a person to look at.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DateTime } from 'luxon';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { EXPORT_COLUMNS } from '../src/core/export-encoding.js';
@@ -335,6 +337,35 @@ test('the user picker reads another user', async () => {
   assert.equal(await tab.page.textContent(`article[data-date="${today}"] dd[data-field="steps"] .value`), value(today));
   assert.equal(await tab.page.evaluate(() => sessionStorage.getItem('healthd.user')), USERS[1]);
   await close(tab);
+});
+
+test("a per-user read token signs in the same way and sees its user's data, with no picker", async () => {
+  // Issued by the tokens command, as a person would (printed once).
+  const { stdout } = await promisify(execFile)(process.execPath, [join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js'), 'issue', '--read', '--user', USERS[1], '--name', 'viewer test'], {
+    env: { ...process.env, DATABASE_URL: db.url },
+  });
+  const token = stdout.trim();
+  assert.match(token, /^hdr_/);
+  // The server re-reads its tokens every few seconds.
+  const deadline = Date.now() + 15_000;
+  while ((await server.get('/v1/profile', { token })).status !== 200) {
+    assert.ok(Date.now() < deadline, 'the read token is accepted within seconds');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const tab = await openTab();
+  await signIn(tab, token);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  assert.equal(await tab.page.$('#user-picker'), null, 'a token that reads one user gets no picker');
+  const week = lastWeek();
+  const daily = await api(`/v1/metrics/daily?types=${STEPS}&start=${week.start}&end=${week.end}&user=${USERS[1]}`);
+  const mine = await api(`/v1/metrics/daily?types=${STEPS}&start=${week.start}&end=${week.end}`);
+  const value = (body: any, date: string) => shown(body.metrics[0]?.days.find((d: any) => d.date === date)?.value ?? null);
+  const yesterday = week.dates[5];
+  assert.notEqual(value(daily, yesterday), value(mine, yesterday), 'the two demo users differ on the day compared');
+  await tab.page.waitForFunction(([date, expected]) => document.querySelector(`article[data-date="${date}"] dd[data-field="steps"] .value`)?.textContent === expected, [yesterday, value(daily, yesterday)]);
+  for (const hash of PAGES.slice(1)) await visit(tab, hash);
+  await close(tab);
+  assert.ok(tab.requests.every((url) => !url.includes(token)), 'the read token never appears in a URL');
 });
 
 test('keyboard: the pages are links reached with Tab', async () => {

@@ -3,7 +3,7 @@
 // read, names the same thing for the life of the database. A type not stored
 // yet is not cached (a writer may add it any time); a source id a sample
 // refers to always exists (foreign key).
-import type { Db } from './pool.js';
+import { RequestDb, type Db } from './pool.js';
 
 interface Names {
   typeIds: Map<string, number>;
@@ -13,8 +13,9 @@ interface Names {
 const byPool = new WeakMap<Db, Names>();
 
 function namesOf(db: Db): Names {
-  let names = byPool.get(db);
-  if (!names) byPool.set(db, (names = { typeIds: new Map(), sources: new Map() }));
+  const key = db instanceof RequestDb ? db.pool : db;
+  let names = byPool.get(key);
+  if (!names) byPool.set(key, (names = { typeIds: new Map(), sources: new Map() }));
   return names;
 }
 

@@ -9,8 +9,53 @@ import { describeError, log } from '../log.js';
 // ms and counts, all far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-/** What a query function runs on: a pool, or one checked-out connection (an export's). */
-export type Db = pg.Pool | pg.ClientBase;
+/** What a query function runs on: a pool, one checked-out connection (an export's), or a request's view of the pool. */
+export type Db = pg.Pool | pg.ClientBase | RequestDb;
+
+/** Thrown instead of sending a query whose request has no client left to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away before its query was sent');
+    this.name = 'ClientGone';
+  }
+}
+
+/**
+ * The read pool as one HTTP request sees it: a query asked for after the
+ * request's client went away, or whose wait for a connection outlasted the
+ * client, is never sent. When many clients give up at once (a proxy's
+ * timeout, a load generator closing 1000 connections) the pool goes on to
+ * the clients still waiting instead of working through answers nobody reads.
+ * Otherwise it is `pool.query`: the same connect, query and release, a
+ * connection whose query failed dropped rather than reused.
+ */
+export class RequestDb {
+  readonly query: pg.Pool['query'];
+
+  constructor(
+    /** The pool underneath: the key of caches that live as long as the database (src/db/names.ts). */
+    readonly pool: pg.Pool,
+    gone: () => boolean,
+  ) {
+    this.query = (async (config: string | pg.QueryConfig, values?: unknown[]) => {
+      if (gone()) throw new ClientGone();
+      const client = await pool.connect();
+      if (gone()) {
+        client.release();
+        throw new ClientGone();
+      }
+      let result: pg.QueryResult;
+      try {
+        result = await client.query(config, values);
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+      client.release();
+      return result;
+    }) as pg.Pool['query'];
+  }
+}
 
 export interface PoolOptions {
   connectionString: string;

@@ -13,6 +13,7 @@
 // built once.
 import { randomBytes } from 'node:crypto';
 import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
+import { ClientGone, RequestDb } from '../db/pool.js';
 import { describeError, log } from '../log.js';
 import { compileParamParser } from '../params/parse.js';
 import { parseQueryString } from '../params/query-string.js';
@@ -204,6 +205,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
         reader,
         request: { host: request.host, forwardedHost: request.forwardedHost, forwardedProto: request.forwardedProto },
         services,
+        db: new RequestDb(services.pool, () => state.aborted),
         requestId,
       };
       const reply = await route.run(ctx, query, match.path);
@@ -223,6 +225,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
           return;
       }
     } catch (error) {
+      if (error instanceof ClientGone) return;
       errorReply(res, state, toApiError(error, requestId, route.path), fixed, requestId);
     } finally {
       inFlight--;

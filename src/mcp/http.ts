@@ -107,6 +107,7 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       reader: { boundUser: null },
       request: { host: '', forwardedHost: '', forwardedProto: '' },
       services: core.services,
+      db: core.services.pool,
       requestId: 'mcp-healthz',
     };
     const reply = await health.run(ctx, new Map(), {});

@@ -48,6 +48,7 @@ export class RouteTable {
           reader: as,
           request: { host: '', forwardedHost: '', forwardedProto: '' },
           services: this.services,
+          db: this.services.pool,
           requestId,
         };
         return await route.run(ctx, rawQuery(request.query ?? {}), request.path ?? {});

@@ -33,10 +33,10 @@ export const activitySummaryRoute = defineRoute({
       },
     },
   ],
-  async handler({ query, services, userId }) {
+  async handler({ db, query, services, userId }) {
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
-    const days = await activityDays(services.pool, userId, localDayOf(query.start, zone), localDayOf(query.end - 1, zone));
+    const days = await activityDays(db, userId, localDayOf(query.start, zone), localDayOf(query.end - 1, zone));
     return json({ days });
   },
 });

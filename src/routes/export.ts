@@ -59,8 +59,8 @@ export const exportRoute = defineRoute({
     },
     { status: 503, description: `${EXPORT_SLOTS} exports are already running.`, headers: { 'Retry-After': `Seconds to wait: ${EXPORT_RETRY_AFTER_S}.` } },
   ],
-  async handler({ query, services, userId, requestId }) {
-    const plan = await planExport(query, userId, services.config.timeZone, services.pool);
+  async handler({ db, query, services, userId, requestId }) {
+    const plan = await planExport(query, userId, services.config.timeZone, db);
     const claimed = await services.exports.claim(plan, requestId);
     if (!claimed) throw errors.exportsBusy();
     return {

@@ -51,9 +51,9 @@ export const dailyMetricsRoute = defineRoute({
       },
     },
   ],
-  async handler({ query, services, userId }) {
+  async handler({ db, query, services, userId }) {
     const { limit, offset } = query;
-    const known = await knownTypes(services.pool, query.types);
+    const known = await knownTypes(db, query.types);
     requireKnownTypes(query.types, known);
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
@@ -61,10 +61,10 @@ export const dailyMetricsRoute = defineRoute({
     if (types.length === 0) return { kind: 'text', contentType: 'application/json', body: dailyMetricsTextBody([], offset) };
     const firstDay = localDayOf(query.start, zone);
     const lastDay = localDayOf(query.end - 1, zone);
-    const text = await dailyValuesText(services.pool, userId, types, firstDay, lastDay, limit, offset);
+    const text = await dailyValuesText(db, userId, types, firstDay, lastDay, limit, offset);
     const body = text
       ? dailyMetricsTextBody(text, offset)
-      : dailyMetricsBody(types, await dailyValueColumns(services.pool, userId, types, firstDay, lastDay, limit, offset), offset);
+      : dailyMetricsBody(types, await dailyValueColumns(db, userId, types, firstDay, lastDay, limit, offset), offset);
     return { kind: 'text', contentType: 'application/json', body };
   },
 });

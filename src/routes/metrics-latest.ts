@@ -34,9 +34,9 @@ export const latestMetricsRoute = defineRoute({
       },
     },
   ],
-  async handler({ query, services, userId }) {
-    requireQuantityTypes(query.types, await knownTypes(services.pool, query.types));
-    const rows = await latestSamples(services.pool, userId, query.types);
+  async handler({ db, query, services, userId }) {
+    requireQuantityTypes(query.types, await knownTypes(db, query.types));
+    const rows = await latestSamples(db, userId, query.types);
     const metrics: LatestMetricT[] = rows.map((row) => ({
       identifier: row.identifier,
       unit: unitOf(row.identifier),

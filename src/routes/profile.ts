@@ -23,8 +23,8 @@ export const profileRoute = defineRoute({
     },
     { status: 404, description: 'No profile exists for the user.' },
   ],
-  async handler({ services, userId }) {
-    const profile = await findProfile(services.pool, userId);
+  async handler({ db, services, userId }) {
+    const profile = await findProfile(db, userId);
     if (!profile) throw errors.profileNotFound();
     return json(profile);
   },

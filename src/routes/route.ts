@@ -11,6 +11,7 @@ import type { Tunables } from '../limits.js';
 import { compileParamParser } from '../params/parse.js';
 import type { RawQuery } from '../params/query-string.js';
 import type { Services } from '../services.js';
+import type { Db } from '../db/pool.js';
 
 export interface RequestInfo {
   host: string;
@@ -30,6 +31,8 @@ export interface RequestContext {
   reader: Reader;
   request: RequestInfo;
   services: Services;
+  /** The read pool as this request sees it: the HTTP front's skips queries once the client has gone (src/db/pool.ts). */
+  db: Db;
   requestId: string;
 }
 

@@ -50,11 +50,11 @@ export const samplesRoute = defineRoute({
       },
     },
   ],
-  async handler({ query, services, userId }) {
+  async handler({ db, query, services, userId }) {
     const { limit, offset } = query;
-    requireSampleType(query.type, await knownTypes(services.pool, [query.type]));
+    requireSampleType(query.type, await knownTypes(db, [query.type]));
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
-    const columns = await samplesPageColumns(services.pool, userId, query.type, query.start, query.end, limit, offset);
+    const columns = await samplesPageColumns(db, userId, query.type, query.start, query.end, limit, offset);
     return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, columns, offset) };
   },
 });

@@ -54,9 +54,9 @@ export const sleepRoute = defineRoute({
       },
     },
   ],
-  async handler({ services, userId, query }) {
+  async handler({ db, services, userId, query }) {
     const { timeZone } = services.config;
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.perDay, dayGrainedIn: timeZone });
-    return json({ nights: await readSleepNights(services.pool, userId, query.start, query.end, timeZone) });
+    return json({ nights: await readSleepNights(db, userId, query.start, query.end, timeZone) });
   },
 });

@@ -42,10 +42,10 @@ export const stateOfMindRoute = defineRoute({
       },
     },
   ],
-  async handler({ query, services, userId }) {
+  async handler({ db, query, services, userId }) {
     const zone = services.config.timeZone;
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.perDay, dayGrainedIn: zone });
-    const entries = await readStateOfMind(services.pool, userId, query.start, query.end, zone);
+    const entries = await readStateOfMind(db, userId, query.start, query.end, zone);
     return json({ entries });
   },
 });

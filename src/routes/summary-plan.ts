@@ -4,11 +4,11 @@
 // them, the newest body readings, and the sleep samples of the nights ending
 // in them — read concurrently, with the other routes' queries where they
 // serve. Also the bench's summary reader, so both read the same.
-import type pg from 'pg';
 import { daysSpanMs, lastNDays } from '../core/local-days.js';
 import { dailyMetricTypes } from '../core/registry.js';
 import { sleepWindow } from '../core/sleep-nights.js';
 import { SUMMARY_RANGES, SUMMARY_TYPES, type SummaryInput, type SummaryRange } from '../core/summary.js';
+import type { Db } from '../db/pool.js';
 import { activityDays } from '../db/queries/activity.js';
 import { dailyValues, latestSamples } from '../db/queries/metrics.js';
 import { summaryHeader, summaryWorkouts } from '../db/queries/summary.js';
@@ -16,7 +16,7 @@ import { readSleepSamples } from '../reads/sleep.js';
 
 const DAILY_TYPES = dailyMetricTypes([SUMMARY_TYPES.steps, SUMMARY_TYPES.activeEnergy, SUMMARY_TYPES.exercise, SUMMARY_TYPES.restingHeartRate, SUMMARY_TYPES.hrvSDNN]);
 
-export async function readSummaryInput(pool: pg.Pool, userId: string, timeZone: string, range: SummaryRange, generatedAt = Date.now()): Promise<SummaryInput> {
+export async function readSummaryInput(pool: Db, userId: string, timeZone: string, range: SummaryRange, generatedAt = Date.now()): Promise<SummaryInput> {
   const days = lastNDays(SUMMARY_RANGES[range], timeZone, generatedAt);
   const firstDay = days[0];
   const lastDay = days[days.length - 1];

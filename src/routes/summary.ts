@@ -70,8 +70,8 @@ export const summaryRoute = defineRoute({
       },
     },
   ],
-  async handler({ query, services, userId }) {
-    const input = await readSummaryInput(services.pool, userId, services.config.timeZone, query.range);
+  async handler({ db, query, services, userId }) {
+    const input = await readSummaryInput(db, userId, services.config.timeZone, query.range);
     const transferList = Object.values(input.sleep).map((array: Float64Array) => array.buffer as ArrayBuffer);
     const result: { summary: Summary; markdown: string | null } = await services.workers.run(
       { input, markdown: query.format === 'markdown' },

@@ -45,8 +45,8 @@ export const workoutDetailRoute = defineRoute({
     },
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
-  async handler({ services, userId, path }) {
-    const workout = await findWorkout(services.pool, userId, path.uuid);
+  async handler({ db, services, userId, path }) {
+    const workout = await findWorkout(db, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();
     return json(workout);
   },

@@ -71,9 +71,9 @@ export const workoutRouteRoute = defineRoute({
     },
     { status: 404, description: "The workout does not exist for this user ('workout not found'), or it has no route points ('route not found')." },
   ],
-  async handler({ services, userId, path, query }) {
+  async handler({ db, services, userId, path, query }) {
     const { format, maxPoints } = query;
-    const workout = await findWorkoutRoute(services.pool, userId, path.uuid);
+    const workout = await findWorkoutRoute(db, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();
     const track: Track = normalizeTrack(workout);
     if (track.times.length === 0) throw errors.routeNotFound();

@@ -63,12 +63,12 @@ export const workoutSeriesRoute = defineRoute({
     },
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
-  async handler({ services, userId, path, query }) {
+  async handler({ db, services, userId, path, query }) {
     const { types, maxPoints } = query;
-    if (types) requireKnownTypes(types, await knownTypes(services.pool, types));
-    const workout = await findWorkoutBounds(services.pool, userId, path.uuid);
+    if (types) requireKnownTypes(types, await knownTypes(db, types));
+    const workout = await findWorkoutBounds(db, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();
-    const rows = await workoutStreams(services.pool, userId, workout.uuid, types);
+    const rows = await workoutStreams(db, userId, workout.uuid, types);
     if (types) {
       const order = new Map(types.map((identifier, i) => [identifier, i]));
       rows.sort((a, b) => order.get(a.identifier)! - order.get(b.identifier)!);

@@ -49,10 +49,10 @@ export const workoutsRoute = defineRoute({
       },
     },
   ],
-  async handler({ services, userId, query }) {
+  async handler({ db, services, userId, query }) {
     const { start, end, activityType, limit, offset } = query;
     if (start !== undefined && end !== undefined) checkRange(start, end);
-    const workouts = await listWorkouts(services.pool, userId, { start, end, activityType, limit, offset });
+    const workouts = await listWorkouts(db, userId, { start, end, activityType, limit, offset });
     return json({ workouts, nextOffset: offset + workouts.length });
   },
 });

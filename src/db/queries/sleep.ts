@@ -3,10 +3,10 @@
 // samples (user_id, type_id, start_ms, uuid) index: one range scan, already in
 // the order assembly needs. Shared by /v1/sleep/daily, the summary and the
 // sleep export (through src/reads/sleep.ts).
-import type pg from 'pg';
 import type { SleepColumns } from '../../core/sleep-nights.js';
 import { SLEEP_ANALYSIS } from '../../core/registry.js';
 import { float8ArrayFromBinary } from '../binary-arrays.js';
+import type { Db } from '../pool.js';
 
 /**
  * Samples starting in [$3, $4) as four binary float8 arrays in one row:
@@ -27,7 +27,7 @@ const SLEEP_SAMPLE_ARRAYS_SQL = `
     AND s.type_id = (SELECT type_id FROM sample_types WHERE identifier = $2)
     AND s.start_ms >= $3 AND s.start_ms < $4`;
 
-export async function sleepSampleColumns(db: pg.Pool | pg.ClientBase, userId: string, fromMs: number, toMs: number): Promise<SleepColumns> {
+export async function sleepSampleColumns(db: Db, userId: string, fromMs: number, toMs: number): Promise<SleepColumns> {
   const { rows } = await db.query<{ starts: Buffer; ends: Buffer; values: Buffer; sources: Buffer }>(SLEEP_SAMPLE_ARRAYS_SQL, [userId, SLEEP_ANALYSIS, fromMs, toMs]);
   const row = rows[0];
   return {
