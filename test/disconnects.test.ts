@@ -64,15 +64,22 @@ test(`1,000 clients hang up mid-request: no crash, no leaked pool client or expo
   const json = validPaths(ME).filter((r) => r.operationId !== 'exportDataset').map((r) => r.path);
   const request = (path: string) => getRequest(path, bearer(TEST_TOKEN));
 
-  // 1. Every data query waits on a lock while its client hangs up.
+  // 1. Clients hang up while their queries wait on a lock: the first
+  // POOL_SIZE hang up once their queries are on it; the rest queue for a
+  // pool client and hang up at once (their queries are never sent).
   const locker = new pg.Client({ connectionString: db.url });
   await locker.connect();
-  await locker.query('BEGIN');
-  await locker.query('LOCK TABLE profiles, users, samples, daily_aggregates, activity_summaries, workouts, workout_streams, state_of_mind IN ACCESS EXCLUSIVE MODE');
-  await inParallel(hangUps.beforeQuery, 50, (i) => requestAndHangUp(server.port, request(json[i % json.length]), { reset: i % 2 === 0 }));
-  await waitFor('the pool busy on the lock', async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock === POOL_SIZE);
-  await locker.query('ROLLBACK');
-  await locker.end();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE profiles, users, samples, daily_aggregates, activity_summaries, workouts, workout_streams, state_of_mind IN ACCESS EXCLUSIVE MODE');
+    const onTheLock = Array.from({ length: POOL_SIZE }, (_, i) => requestAndHangUp(server.port, request(json[i % json.length]), { afterMs: 5_000, reset: i % 2 === 0 }));
+    await waitFor('the pool busy on the lock', async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock === POOL_SIZE);
+    await inParallel(hangUps.beforeQuery - POOL_SIZE, 50, (i) => requestAndHangUp(server.port, request(json[i % json.length]), { reset: i % 2 === 0 }));
+    await Promise.all(onTheLock);
+  } finally {
+    await locker.query('ROLLBACK');
+    await locker.end();
+  }
   phase(`${hangUps.beforeQuery} hang-ups while the queries wait on a lock`);
 
   // 2. JSON routes, hanging up 0–20 ms after sending.

@@ -7,7 +7,8 @@
 // the read API's failed-auth throttle — 429 before the token, shared with the
 // read API's port. Over stdio (the `npm run mcp` entry): the same tools, and
 // nothing but protocol on stdout. SERVICE_MCP_PORT refused when malformed,
-// `off` starts no listener. A real statement timeout is the 504 message as a tool error.
+// `off` starts no listener. A real statement timeout is the 504 message as a tool error;
+// a call whose client left sends no query.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -25,6 +26,7 @@ import { closeServices, createServices } from '../src/services.js';
 import { QUERY_TIMEOUT_MESSAGE } from '../src/errors.js';
 import { FAILED_AUTH, MCP } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { sessionCounts, sleep, waitFor } from './support/faults.js';
 import { connectHttp, toolError, toolJson } from './support/mcp.js';
 import { DEFAULT_USER, runServerExpectingExit, startServer, TEST_TOKEN, type TestServer } from './support/server.js';
 
@@ -267,6 +269,52 @@ describe('the query time limit', () => {
       await locker.end();
       await slowClient.close();
       await slow.stop();
+    }
+  });
+});
+
+describe('clients that leave', () => {
+  test('a tool call whose client hung up while it waited for a pool connection sends no query', async () => {
+    const POOL = 2;
+    const small = await startServer({ databaseUrl: db.url, mcp: true, env: { DB_POOL_SIZE: String(POOL) } });
+    const call = (signal?: AbortSignal) =>
+      fetch(small.mcpUrl, {
+        method: 'POST',
+        signal,
+        headers: { authorization: `Bearer ${small.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }),
+      });
+    const onLock = async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock;
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE daily_aggregates IN ACCESS EXCLUSIVE MODE');
+      // Every pool connection is busy on the lock, while 20 more calls queue for one and their clients hang up.
+      const holders = Array.from({ length: POOL }, () => call());
+      await waitFor('the pool busy on the lock', async () => (await onLock()) === POOL);
+      await Promise.all(Array.from({ length: 20 }, () => call(AbortSignal.timeout(50)).catch(() => 'aborted')));
+      await sleep(100);
+      // Cancelled, the holders free their connections; had the abandoned calls' queries been sent, they would take them and sit on the lock.
+      const admin = new pg.Client({ connectionString: db.adminUrl });
+      await admin.connect();
+      await admin.query(`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'healthd' AND wait_event_type = 'Lock'`, [db.name]);
+      await admin.end();
+      for (const answer of await Promise.all(holders)) {
+        const body = await answer.json();
+        assert.deepEqual([body.result.isError, body.result.content[0].text], [true, QUERY_TIMEOUT_MESSAGE]);
+      }
+      const last = call();
+      await waitFor('the last call alone on the lock', async () => (await onLock()) === 1);
+      await sleep(200);
+      assert.equal(await onLock(), 1, 'no query of a client that left reached the database');
+      await locker.query('ROLLBACK');
+      const body = await (await last).json();
+      assert.deepEqual(JSON.parse(body.result.content[0].text).metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
+      assert.doesNotMatch(small.output(), /"level":"error"/, 'a client that left is not an error');
+    } finally {
+      await locker.end();
+      await small.stop();
     }
   });
 });

@@ -37,6 +37,8 @@ const IDLE_SERVERS = 32;
 interface ReusableServer {
   server: McpServer;
   reader: Reader;
+  /** Set when the request's client left before its answer: its tools send no more queries (the server is then dropped, not reused). */
+  gone: boolean;
 }
 
 export interface McpHttpOptions {
@@ -140,8 +142,8 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       reused.reader = reader;
       return reused;
     }
-    const fresh: ReusableServer = { server: undefined as unknown as McpServer, reader };
-    fresh.server = createMcpServer(core, () => fresh.reader);
+    const fresh: ReusableServer = { server: undefined as unknown as McpServer, reader, gone: false };
+    fresh.server = createMcpServer(core, () => fresh.reader, () => fresh.gone);
     return fresh;
   }
 
@@ -153,6 +155,7 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
     let answered = false;
     res.on('finish', () => (answered = true));
     res.on('close', () => {
+      if (!answered) entry.gone = true;
       // In JSON mode the answer goes out once every handler of the request has answered.
       entry.server.close().then(
         () => answered && idle.length < IDLE_SERVERS && idle.push(entry),

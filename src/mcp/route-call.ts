@@ -8,6 +8,7 @@
 // and answers `internal error`, as REST does.
 import { randomBytes } from 'node:crypto';
 import { canonicalUuid } from '../core/uuid.js';
+import { ClientGone, RequestDb } from '../db/pool.js';
 import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
 import { selectUser } from '../http/auth.js';
 import { describeError, log } from '../log.js';
@@ -35,8 +36,12 @@ export class RouteTable {
     return route;
   }
 
-  /** A context reading as `reader()` at each call (the static token's reader, or a per-user token's). */
-  contextFor(reader: () => Reader): ToolContext {
+  /**
+   * A context reading as `reader()` at each call (the static token's reader, or a per-user token's);
+   * with `gone`, a call sends no query once it answers true (src/db/pool.ts).
+   */
+  contextFor(reader: () => Reader, gone?: () => boolean): ToolContext {
+    const db = gone ? new RequestDb(this.services.pool, gone) : this.services.pool;
     const run = async (operationId: string, request: RouteRequest = {}): Promise<Reply> => {
       const route = this.route(operationId);
       const as = reader();
@@ -48,7 +53,7 @@ export class RouteTable {
           reader: as,
           request: { host: '', forwardedHost: '', forwardedProto: '' },
           services: this.services,
-          db: this.services.pool,
+          db,
           requestId,
         };
         return await route.run(ctx, rawQuery(request.query ?? {}), request.path ?? {});
@@ -86,6 +91,8 @@ function rawQuery(values: Readonly<Record<string, QueryValue>>): RawQuery {
 function toolError(error: unknown, requestId: string, route: string): ToolError {
   if (error instanceof ToolError) return error;
   if (error instanceof ApiError) return new ToolError(error.message);
+  // Nobody reads this answer: not a failure to log.
+  if (error instanceof ClientGone) return new ToolError(error.message);
   if ((error as { code?: unknown })?.code === QUERY_CANCELED) {
     log.warn('query cancelled by statement timeout', { requestId, route, via: 'mcp' });
     return new ToolError(errors.queryTimeout().message);

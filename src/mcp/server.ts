@@ -71,10 +71,13 @@ async function callTool(tool: Tool, args: Record<string, unknown>, ctx: ToolCont
   }
 }
 
-/** An MCP server reading as `reader()` at each call (the static token's reader, or a per-user token's). */
-export function createMcpServer(core: McpCore, reader: () => Reader): McpServer {
+/**
+ * An MCP server reading as `reader()` at each call (the static token's reader, or a per-user token's).
+ * `gone()`, over HTTP: the request's client left, so its tools send no more queries.
+ */
+export function createMcpServer(core: McpCore, reader: () => Reader, gone?: () => boolean): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: core.instructions, jsonSchemaValidator: core.jsonSchemaValidator });
-  const ctx = core.table.contextFor(reader);
+  const ctx = core.table.contextFor(reader, gone);
   const zone = core.services.config.timeZone;
   for (const tool of TOOLS) {
     server.registerTool(
