@@ -26,7 +26,7 @@ import { headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js'
 import { Router } from './router.js';
 import { UwsStreamSink, type ResponseState } from './stream-sink.js';
 import { FailedAuthThrottle } from './throttle.js';
-import type { HttpRequest, HttpResponse, Uws, us_listen_socket } from './uws.js';
+import { listener, type HttpRequest, type HttpResponse, type Uws } from './uws.js';
 
 interface Snapshot {
   method: string;
@@ -116,9 +116,9 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   let requestCounter = 0;
   let inFlight = 0;
   let shuttingDown = false;
-  let listenSocket: us_listen_socket | null = null;
 
   const app = uws.App();
+  const listening = listener(uws, app);
 
   function errorReply(res: HttpResponse, state: ResponseState, error: ApiError, fixed: HeaderLines, requestId: string): void {
     sendWhole(res, state, error.status, { fixed, requestId, own: error.headers, contentType: JSON_TYPE }, errorBody(error), shuttingDown);
@@ -237,19 +237,10 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   });
 
   return {
-    listen(host, port) {
-      return new Promise((resolve, reject) => {
-        app.listen(host, port, (socket) => {
-          if (!socket) return reject(new Error(`could not listen on ${host}:${port}`));
-          listenSocket = socket;
-          resolve(uws.us_socket_local_port(socket as never));
-        });
-      });
-    },
+    listen: (host, port) => listening.listen(host, port),
     stopListening() {
       shuttingDown = true;
-      if (listenSocket) uws.us_listen_socket_close(listenSocket);
-      listenSocket = null;
+      listening.close();
     },
     get inFlight() {
       return inFlight;

@@ -3,6 +3,7 @@
 // binary ourselves and refuse to start without it unless explicitly allowed.
 import { createRequire } from 'node:module';
 import type * as UwsModule from 'uWebSockets.js';
+import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 
 const require = createRequire(import.meta.url);
 
@@ -20,4 +21,24 @@ export function loadUws(allowFallback: boolean): { uws: Uws; native: boolean } {
     process.env.UWS_USE_FALLBACK = 'true';
     return { uws: require('uWebSockets.js') as Uws, native: false };
   }
+}
+
+/** An app's listening socket: `listen` answers the port (0 picks one); `close` stops accepting connections. */
+export function listener(uws: Uws, app: TemplatedApp): { listen(host: string, port: number): Promise<number>; close(): void } {
+  let socket: us_listen_socket | null = null;
+  return {
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (listening) => {
+          if (!listening) return reject(new Error(`could not listen on ${host}:${port}`));
+          socket = listening;
+          resolve(uws.us_socket_local_port(listening as never));
+        });
+      });
+    },
+    close() {
+      if (socket) uws.us_listen_socket_close(socket);
+      socket = null;
+    },
+  };
 }

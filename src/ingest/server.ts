@@ -12,7 +12,7 @@ import { clientAddress } from '../http/auth.js';
 import { headerLines, sendWhole } from '../http/reply.js';
 import type { ResponseState } from '../http/stream-sink.js';
 import type { FailedAuthThrottle } from '../http/throttle.js';
-import type { HttpRequest, HttpResponse, Uws, us_listen_socket } from '../http/uws.js';
+import { listener, type HttpRequest, type HttpResponse, type Uws } from '../http/uws.js';
 import { canonicalUuid } from '../core/uuid.js';
 import { INGEST, PROTOCOL_DEFAULT_USER } from '../limits.js';
 import { describeError, log } from '../log.js';
@@ -95,11 +95,11 @@ export interface IngestServer {
 export function createIngestServer(uws: Uws, options: IngestServerOptions): IngestServer {
   const { store, authenticate, throttle, trustProxyHeaders } = options;
   const app = uws.App();
+  const listening = listener(uws, app);
   const idPrefix = 'in-' + randomBytes(3).toString('hex');
   let requestCounter = 0;
   let inFlight = 0;
   let shuttingDown = false;
-  let listenSocket: us_listen_socket | null = null;
 
   function reply(res: HttpResponse, state: ResponseState, requestId: string, status: number, body: string, own?: Record<string, string>, close = false): void {
     sendWhole(res, state, status, { fixed: HEADERS, requestId, own, contentType: JSON_TYPE }, body, close || shuttingDown);
@@ -246,19 +246,10 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
   });
 
   return {
-    listen(host, port) {
-      return new Promise((resolve, reject) => {
-        app.listen(host, port, (socket) => {
-          if (!socket) return reject(new Error(`could not listen on ${host}:${port}`));
-          listenSocket = socket;
-          resolve(uws.us_socket_local_port(socket as never));
-        });
-      });
-    },
+    listen: (host, port) => listening.listen(host, port),
     stopListening() {
       shuttingDown = true;
-      if (listenSocket) uws.us_listen_socket_close(listenSocket);
-      listenSocket = null;
+      listening.close();
     },
     get inFlight() {
       return inFlight;

@@ -6,7 +6,7 @@ import { errors } from '../errors.js';
 import { Uuid } from '../schemas/common.js';
 import { WorkoutDetail } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { EXAMPLE } from '../schemas/examples.js';
+import { EXAMPLE, EXAMPLE_WORKOUT } from '../schemas/examples.js';
 
 export const workoutDetailRoute = defineRoute({
   operationId: 'getWorkout',
@@ -26,15 +26,7 @@ export const workoutDetailRoute = defineRoute({
       description: 'The workout.',
       schema: WorkoutDetail,
       example: {
-        uuid: EXAMPLE.workout,
-        activityType: 'running',
-        start: 1_767_636_856_875,
-        end: 1_767_640_425_875,
-        durationS: 3482,
-        distanceM: 10_347.99,
-        energyKcal: 535.1,
-        hasRoute: true,
-        availableMetrics: ['HKQuantityTypeIdentifierHeartRate', 'HKQuantityTypeIdentifierRunningPower'],
+        ...EXAMPLE_WORKOUT,
         statisticsDetail: {
           HKQuantityTypeIdentifierHeartRate: { min: 76, avg: 155.5, max: 167 },
           HKQuantityTypeIdentifierStepCount: { sum: 10_121 },

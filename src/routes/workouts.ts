@@ -6,7 +6,7 @@ import { checkRange } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { WorkoutsResponse } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
-import { EXAMPLE } from '../schemas/examples.js';
+import { EXAMPLE, EXAMPLE_WORKOUT } from '../schemas/examples.js';
 
 export const workoutsRoute = defineRoute({
   operationId: 'listWorkouts',
@@ -32,19 +32,7 @@ export const workoutsRoute = defineRoute({
       description: 'A page of workouts.',
       schema: WorkoutsResponse,
       example: {
-        workouts: [
-        {
-          uuid: EXAMPLE.workout,
-          activityType: 'running',
-          start: 1_767_636_856_875,
-          end: 1_767_640_425_875,
-          durationS: 3482,
-          distanceM: 10_347.99,
-          energyKcal: 535.1,
-          hasRoute: true,
-          availableMetrics: ['HKQuantityTypeIdentifierHeartRate', 'HKQuantityTypeIdentifierRunningPower'],
-        },
-        ],
+        workouts: [EXAMPLE_WORKOUT],
         nextOffset: 1,
       },
     },

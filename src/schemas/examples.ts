@@ -10,5 +10,18 @@ export const EXAMPLE = {
   end: 1_768_176_000_000,
 } as const;
 
+/** The example workout as /v1/workouts lists it (its detail adds statistics, events and activities). */
+export const EXAMPLE_WORKOUT = {
+  uuid: EXAMPLE.workout,
+  activityType: 'running',
+  start: 1_767_636_856_875,
+  end: 1_767_640_425_875,
+  durationS: 3482,
+  distanceM: 10_347.99,
+  energyKcal: 535.1,
+  hasRoute: true,
+  availableMetrics: ['HKQuantityTypeIdentifierHeartRate', 'HKQuantityTypeIdentifierRunningPower'],
+};
+
 /** Epoch ms of an instant in the example week, from its ISO text. */
 export const at = (iso: string): number => Date.parse(iso);

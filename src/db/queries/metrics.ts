@@ -64,6 +64,17 @@ const DAILY_METRICS_PAGE = `
   ORDER BY requested.position, bucket.day
   LIMIT $6 OFFSET $7`;
 
+/** DAILY_METRICS_PAGE's parameters, in order. */
+const pageParams = (userId: string, types: readonly DailyMetricType[], firstDay: string, lastDay: string, limit: number | null, offset: number) => [
+  userId,
+  types.map((t) => t.identifier),
+  types.map((t) => t.cumulative),
+  firstDay,
+  lastDay,
+  limit,
+  offset,
+];
+
 export const DAILY_METRICS_SQL = `SELECT page.identifier, page.day::text AS date, page.value FROM (${DAILY_METRICS_PAGE}) page ORDER BY page.position, page.day`;
 
 const PAGE_ORDER = 'ORDER BY page.position, page.day';
@@ -103,15 +114,7 @@ export async function dailyValuesText(
   limit: number | null,
   offset: number,
 ): Promise<DailyDaysText[] | null> {
-  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT_SQL, [
-    userId,
-    types.map((t) => t.identifier),
-    types.map((t) => t.cumulative),
-    firstDay,
-    lastDay,
-    limit,
-    offset,
-  ]);
+  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT_SQL, pageParams(userId, types, firstDay, lastDay, limit, offset));
   return rows.some((row) => row.exotic) ? null : rows;
 }
 
@@ -144,15 +147,7 @@ export async function dailyValueColumns(
   limit: number | null,
   offset: number,
 ): Promise<DailyValueColumns> {
-  const { rows } = await db.query<{ positions: Buffer; dates: string; values: Buffer }>(DAILY_METRICS_COLUMNS_SQL, [
-    userId,
-    types.map((t) => t.identifier),
-    types.map((t) => t.cumulative),
-    firstDay,
-    lastDay,
-    limit,
-    offset,
-  ]);
+  const { rows } = await db.query<{ positions: Buffer; dates: string; values: Buffer }>(DAILY_METRICS_COLUMNS_SQL, pageParams(userId, types, firstDay, lastDay, limit, offset));
   const row = rows[0];
   return { positions: float8ArrayFromBinary(row.positions), dates: row.dates, values: float8ArrayFromBinary(row.values) };
 }
@@ -166,14 +161,6 @@ export async function dailyValues(
   limit: number | null,
   offset: number,
 ): Promise<DailyValueRow[]> {
-  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS_SQL, [
-    userId,
-    types.map((t) => t.identifier),
-    types.map((t) => t.cumulative),
-    firstDay,
-    lastDay,
-    limit,
-    offset,
-  ]);
+  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS_SQL, pageParams(userId, types, firstDay, lastDay, limit, offset));
   return rows;
 }

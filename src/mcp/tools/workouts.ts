@@ -24,6 +24,11 @@ function compactSummary(workout: WorkoutSummaryT, zone: string) {
 }
 
 /** The start/end filter of list_workouts: either date alone, or both. */
+/** What a workout's series and track answers open with: the workout, its local times, the points asked for. */
+function pointsHeader(body: { uuid: string; start: number; end: number; maxPoints: number }, zone: string) {
+  return { uuid: body.uuid, start: localTime(body.start, zone), end: localTime(body.end, zone), maxPoints: body.maxPoints };
+}
+
 function startFilter(startDate: string | undefined, endDate: string | undefined, zone: string): { start?: number; end?: number } {
   if (startDate !== undefined && endDate !== undefined) {
     const range = dayRange(startDate, endDate, zone);
@@ -106,10 +111,7 @@ export const getWorkoutSeries = defineTool({
     const body = await ctx.json<Static<typeof WorkoutSeriesResponse>>('getWorkoutSeries', { user, path: { uuid }, query: { types, maxPoints: max_points } });
     return {
       json: {
-        uuid: body.uuid,
-        start: localTime(body.start, zone),
-        end: localTime(body.end, zone),
-        maxPoints: body.maxPoints,
+        ...pointsHeader(body, zone),
         series: body.series.map((stream) => ({
           ...stream,
           points: stream.points.map(([t, v]) => [secondsFrom(body.start, t), roundValue(v)]),
@@ -132,10 +134,7 @@ export const getWorkoutRoute = defineTool({
     const body = await ctx.json<WorkoutRouteResponseT>('getWorkoutRoute', { user, path: { uuid }, query: { format: 'json', maxPoints: max_points } });
     return {
       json: {
-        uuid: body.uuid,
-        start: localTime(body.start, zone),
-        end: localTime(body.end, zone),
-        maxPoints: body.maxPoints,
+        ...pointsHeader(body, zone),
         totalPoints: body.totalPoints,
         distanceM: roundValue(body.distanceM),
         elevationGainM: roundValue(body.elevationGainM),
