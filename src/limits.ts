@@ -143,6 +143,13 @@ export function countInWords(n: number): string {
 export const INGEST = {
   /** Request body as sent (gzip), checked against Content-Length and while reading. */
   compressedBodyBytes: 256 * 1024 * 1024,
+  /**
+   * An answer sent before its body ended (a refusal on line 2 of a large batch)
+   * keeps the connection while uWS reads and drops up to this much of the
+   * declared rest, so the client reads the answer rather than a reset; a
+   * longer, or chunked, rest closes the connection at once.
+   */
+  lingerBytes: 16 * 1024 * 1024,
   /** NDJSON once inflated (plain bodies too), counted as bytes come out of the inflater. */
   decompressedBytes: 128 * 1024 * 1024,
   /** One NDJSON line: the largest real ones are ECGs and 4,000-point route or series lines (~400 KB). */

@@ -3,7 +3,9 @@
 // nothing of it is stored — not a sample, not a batch row, not a user.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
+import { INGEST } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN, type PostOptions } from './support/ingest.js';
 import { startServer, TEST_TOKEN, type TestServer } from './support/server.js';
@@ -138,6 +140,33 @@ describe('bodies', () => {
     const body = batch({}, { sampleCount: 40_001 }) + JSON.stringify({ ...ONE, kind: 'nope' }) + '\n' + rest + '\n';
     assert.ok(body.length > 8_000_000);
     await refused(body, 400, /^line 2: kind must be one of/, { plain: true });
+  });
+
+  test('after an early refusal the connection reads the rest of a body up to the linger limit and serves the next request; past it, it closes', async () => {
+    const refusedBody = (bytes: number) => {
+      const head = batch({}, { sampleCount: 2 }) + JSON.stringify({ ...ONE, kind: 'nope' }) + '\n';
+      return Buffer.concat([Buffer.from(head), Buffer.alloc(bytes - head.length, 0x20)]);
+    };
+    const exchange = (body: Buffer, declared = body.length) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(new URL(server.ingestUrl).port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(text));
+        setTimeout(() => socket.destroy(), 3_000);
+        socket.write(
+          `POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${UPLOAD_TOKEN}\r\nContent-Type: application/x-ndjson\r\nX-Puls-Protocol: 1\r\nContent-Length: ${declared}\r\n\r\n`,
+        );
+        socket.write(body);
+        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      });
+    const lingered = await exchange(refusedBody(INGEST.lingerBytes));
+    assert.match(lingered, /^HTTP\/1\.1 400 [^]*line 2: kind must be one of[^]*HTTP\/1\.1 200 /, 'the refusal, then the next request\'s answer');
+    assert.doesNotMatch(lingered.split('HTTP/1.1 200')[0], /connection: close/i);
+    const cut = await exchange(refusedBody(64 * 1024), INGEST.lingerBytes + 1);
+    assert.match(cut, /^HTTP\/1\.1 400 [^]*connection: close/i);
+    assert.doesNotMatch(cut, /HTTP\/1\.1 200 /, 'past the linger limit nothing more is read');
   });
 
   test('over the limits: 413', async () => {

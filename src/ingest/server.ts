@@ -92,6 +92,17 @@ export interface IngestServer {
   readonly inFlight: number;
 }
 
+
+/**
+ * Whether the rest of a body an answer leaves unread is worth waiting for
+ * instead of closing: uWS reads and drops it after the answer (then serves the
+ * connection's next request), so the client reads the answer rather than a
+ * reset — for a declared length up to INGEST.lingerBytes.
+ */
+function restIsBounded(contentLength: string): boolean {
+  return contentLength !== '' && Number(contentLength) <= INGEST.lingerBytes;
+}
+
 export function createIngestServer(uws: Uws, options: IngestServerOptions): IngestServer {
   const { store, authenticate, throttle, trustProxyHeaders } = options;
   const app = uws.App();
@@ -177,13 +188,12 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
       .then(
         (counts) => reply(res, state, requestId, 200, JSON.stringify(counts)),
         (error: ApiError) => {
-          // A paused socket writes nothing: let the refusal out. Refused before the whole body came,
-          // the connection closes, so what is left of the body is not read as a next request.
+          // A paused socket writes nothing: let the refusal out (uWS then reads the rest of the body, see restIsBounded).
           if (paused && !state.aborted && !state.done) {
             paused = false;
             res.resume();
           }
-          replyError(res, state, requestId, error, !ended);
+          replyError(res, state, requestId, error, !ended && !restIsBounded(request.contentLength));
         },
       )
       .catch((error) => log.error('batch reply failed', describeError(error)))
@@ -228,8 +238,7 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
       state.onAbort?.();
     });
     const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
-    // Whatever body an early refusal leaves unread would be parsed as the next request: close instead.
-    const hasBody = request.contentLength !== '' && request.contentLength !== '0';
+    const closeEarly = request.contentLength !== '' && !restIsBounded(request.contentLength);
     try {
       const route = ROUTES[request.url];
       if (!route) throw errors.notFound();
@@ -239,9 +248,9 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
       if (request.url === '/v1/batches') return receiveBatch(res, state, request, userId, requestId);
       return read(res, state, request, userId, requestId);
     } catch (error) {
-      if (error instanceof ApiError) return replyError(res, state, requestId, error, hasBody);
+      if (error instanceof ApiError) return replyError(res, state, requestId, error, closeEarly);
       log.error('receiver request failed', { requestId, ...describeError(error) });
-      return replyError(res, state, requestId, errors.internal(), hasBody);
+      return replyError(res, state, requestId, errors.internal(), closeEarly);
     }
   });
 
