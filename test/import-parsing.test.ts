@@ -24,6 +24,8 @@ import { ImportReport } from '../src/import/report.js';
 import { deviceOf, sourcePriority } from '../src/import/sources.js';
 import { activityTypeName, convertWorkout, type WorkoutRow } from '../src/import/workouts.js';
 import { tmpRoot } from './support/db.js';
+import { writeUuidText } from '../src/core/uuid.js';
+import { sampleRowMaxBytes, writeSampleRow } from '../src/db/writes/sample-copy.js';
 
 const USER = '5e1f3a2b-8c4d-4e6f-a7b8-9c0d1e2f3a4b';
 const Q = 'HKQuantityTypeIdentifier';
@@ -422,6 +424,19 @@ test('COPY rows: binary fields as PostgreSQL reads them, rows waiting on new nam
   ]);
   assert.deepEqual([...rows.typeIds], [7]);
   assert.equal(await rows.take(), null);
+});
+
+test("the receiver's COPY rows: a UUID of either case as its 16 bytes, a sample without a source NULL", () => {
+  const userIdBytes = Buffer.alloc(16);
+  writeUuidText(USER, userIdBytes, 0);
+  const bytes = Buffer.alloc(2 * sampleRowMaxBytes('{}'));
+  let o = writeSampleRow(bytes, 0, userIdBytes, writeUuidText, '5D2A9C1E-7B3F-4E8A-9C6D-1F0E2B3A4C5D', 3, null, { startMs: 1, endMs: 2, value: 62.5, metadata: null });
+  o = writeSampleRow(bytes, o, userIdBytes, writeUuidText, '5d2a9c1e-7b3f-4e8a-9c6d-1f0e2b3a4c5e', 3, 4, { startMs: 1, endMs: 2, value: null, metadata: '{}' });
+  const user = USER.replace(/-/g, '');
+  assert.deepEqual(decodeSampleRows(bytes.subarray(0, o)), [
+    [user, '5d2a9c1e7b3f4e8a9c6d1f0e2b3a4c5d', 3, 1, 2, 62.5, null, null],
+    [user, '5d2a9c1e7b3f4e8a9c6d1f0e2b3a4c5e', 3, 1, 2, null, 4, 'v1 {}'],
+  ]);
 });
 
 test('report: per type, skip reasons counted, first of each kind flagged, snapshots add up', () => {

@@ -56,6 +56,18 @@ describe('concurrency', () => {
     assert.deepEqual(row, { n: 4000, distinct: 4000 });
   });
 
+  test('a batch in time order holding a sample stored by an earlier batch and one twice: the COPY the unique index refuses is staged, each counted a duplicate, nothing lost', async () => {
+    const stored = heartRate(uuid(0x15, 1), T - 6 * DAY, 55);
+    assert.equal((await ok(batch({ samples: [stored] }))).accepted, 1);
+    const repeated = heartRate(uuid(0x15, 2), T - 6 * DAY + 1000, 56);
+    const fresh = Array.from({ length: 10 }, (_, i) => heartRate(uuid(0x15, 10 + i), T - 6 * DAY + (2 + i) * 1000, 57));
+    const answer = await ok(batch({ samples: [stored, repeated, repeated, ...fresh] }));
+    assert.deepEqual([answer.accepted, answer.duplicates], [11, 2]);
+    const rows = await db.query(`SELECT uuid::text, value FROM samples WHERE uuid::text LIKE '00000015-%' ORDER BY start_ms`);
+    assert.equal(rows.length, 12);
+    assert.deepEqual(rows.slice(0, 2), [{ uuid: uuid(0x15, 1).toLowerCase(), value: 55 }, { uuid: uuid(0x15, 2).toLowerCase(), value: 56 }]);
+  });
+
   test('one batch id sent twice at once: one stores it, the other is its replay', async () => {
     const body = batch({ samples: Array.from({ length: 300 }, (_, i) => heartRate(uuid(0x11, i + 1), T + i * 1000, 70)) });
     const [a, b] = await Promise.all([postBatch(server.ingestUrl, body), postBatch(server.ingestUrl, body)]);

@@ -12,3 +12,18 @@ export function isUuid(value: string): boolean {
 export function canonicalUuid(value: string): string | null {
   return UUID_PATTERN.test(value) ? value.toLowerCase() : null;
 }
+
+const NIBBLES = new Int8Array(128);
+for (let i = 0; i < 16; i++) {
+  NIBBLES['0123456789abcdef'.charCodeAt(i)] = i;
+  NIBBLES['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+/** Writes the 16 bytes of a UUID (one isUuid accepts, any case) at `offset`. */
+export function writeUuidText(uuid: string, buffer: Uint8Array, offset: number): void {
+  let at = offset;
+  for (let i = 0; i < 36; i += 2) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) i++;
+    buffer[at++] = (NIBBLES[uuid.charCodeAt(i)] << 4) | NIBBLES[uuid.charCodeAt(i + 1)];
+  }
+}

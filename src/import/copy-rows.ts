@@ -1,9 +1,8 @@
-// `samples` rows in PostgreSQL's binary COPY format (the columns of
-// sample-loader.ts, in order), written straight into a buffer: no number is
-// turned into text and parsed back, ids go in as their 16 bytes, and the
-// buffer moves to the main thread without a copy. A row whose type or source
-// has no id yet waits until the name ids have registered the name; `take` does
+// `samples` rows in PostgreSQL's binary COPY format (src/db/writes/sample-copy.ts
+// writes each), gathered in a buffer that moves to the main thread without a
+// copy. A row whose type or source has no id yet waits until the name ids have registered the name; `take` does
 // that and hands over the rows so far.
+import { sampleRowMaxBytes, writeSampleRow } from '../db/writes/sample-copy.js';
 import type { NameIds } from './name-ids.js';
 import { writeUuidBytes } from './record-ids.js';
 import type { SampleRow } from './records.js';
@@ -15,17 +14,8 @@ export interface CopyChunk {
   release?: () => void;
 }
 
-/** What opens and closes a binary COPY stream (sample-loader.ts writes them around each batch). */
-export const BINARY_COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
-export const BINARY_COPY_TRAILER = Buffer.from([0xff, 0xff]);
-
-const FIELDS = 8;
 const INITIAL_BYTES = 512 << 10;
-/** Bytes of a row besides its metadata: field count, then each field's length and data. */
-const FIXED_ROW_BYTES = 2 + (4 + 16) * 2 + (4 + 2) + (4 + 8) * 3 + (4 + 4) + 4;
-const JSONB_VERSION = 1;
 const MAX_SPARE = 64;
-const TWO_TO_32 = 4294967296;
 
 export class CopyRows {
   private buffer: Buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
@@ -63,38 +53,8 @@ export class CopyRows {
   }
 
   private write(row: SampleRow, typeId: number, sourceId: number): void {
-    const metadata = row.metadata;
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    this.ensure(FIXED_ROW_BYTES + (metadata === null ? 0 : 1 + metadata.length * 3));
-    const b = this.buffer;
-    let o = this.used;
-    o = b.writeInt16BE(FIELDS, o);
-    o = b.writeInt32BE(16, o);
-    o += this.userIdBytes.copy(b, o);
-    o = b.writeInt32BE(16, o);
-    writeUuidBytes(row.idHash, b, o);
-    o += 16;
-    o = b.writeInt32BE(2, o);
-    o = b.writeInt16BE(typeId, o);
-    o = writeInt64(b, o, row.startMs);
-    o = writeInt64(b, o, row.endMs);
-    if (row.value === null) {
-      o = b.writeInt32BE(-1, o);
-    } else {
-      o = b.writeInt32BE(8, o);
-      o = b.writeDoubleBE(row.value, o);
-    }
-    o = b.writeInt32BE(4, o);
-    o = b.writeInt32BE(sourceId, o);
-    if (metadata === null) {
-      o = b.writeInt32BE(-1, o);
-    } else {
-      const length = b.write(metadata, o + 5, 'utf8');
-      b.writeInt32BE(1 + length, o);
-      b[o + 4] = JSONB_VERSION;
-      o += 5 + length;
-    }
-    this.used = o;
+    this.ensure(sampleRowMaxBytes(row.metadata));
+    this.used = writeSampleRow(this.buffer, this.used, this.userIdBytes, writeUuidBytes, row.idHash, typeId, sourceId, row);
     this.rows++;
     this.typeIds.add(typeId);
   }
@@ -126,12 +86,4 @@ export class CopyRows {
     this.rows = 0;
     return chunk;
   }
-}
-
-/** A bigint column: epoch ms are integers within ±2^53. */
-function writeInt64(buffer: Buffer, offset: number, value: number): number {
-  const high = Math.floor(value / TWO_TO_32);
-  offset = buffer.writeInt32BE(8, offset);
-  offset = buffer.writeInt32BE(high, offset);
-  return buffer.writeUInt32BE(value - high * TWO_TO_32, offset);
 }

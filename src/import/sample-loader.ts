@@ -24,7 +24,8 @@ import {
   copySamplesSql, EMPTY_STAGING_SQL, LOADER_SESSION_SQL, MERGE_STAGED_SQL, STAGING_TABLE_SQL,
 } from '../db/writes/import.js';
 import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
-import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, type CopyChunk } from './copy-rows.js';
+import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER } from '../db/writes/sample-copy.js';
+import type { CopyChunk } from './copy-rows.js';
 
 export const DEFAULT_BATCH_ROWS = 50_000;
 /** A batch also ends at this many bytes: a direct batch's bytes stay in memory until it commits. */

@@ -13,9 +13,7 @@ import {
   CREATE_STAGING_SQL,
   deleteStaged,
   ensureProfileRow,
-  moveStagedSamples,
   insertStagedMoods,
-  insertStagedSamples,
   insertStagedWorkouts,
   mergeStagedRoutePoints,
   mergeStagedSeriesPoints,
@@ -48,7 +46,8 @@ import {
   type SeriesLine,
 } from './lines.js';
 import type { NameIds } from './names.js';
-import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleCells, summaryCells, workoutCells } from './rows.js';
+import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleRowValues, summaryCells, workoutCells } from './rows.js';
+import { SampleCopy } from './sample-copy.js';
 import { Staging } from './staging.js';
 
 /** The success body: exactly the seven counts, as the reference counts them. */
@@ -121,46 +120,41 @@ async function next(lines: AsyncIterator<Line>): Promise<Line | null> {
   return result.done ? null : result.value;
 }
 
-/** Stages one batch's lines, then stores them. */
+/** Stages one batch's lines (its samples straight into `samples`), then stores them. */
 class BatchWriter {
   private readonly staging: Staging;
+  private readonly samples: SampleCopy;
   private seq = 0;
   private routePoints = 0;
   private seriesPoints = 0;
   private profile: ProfileSnapshot | null = null;
   private readonly sampleTypes = new Set<number>();
-  /** Whether the samples so far came in (start, uuid) order, and the last one's key. */
-  private samplesInOrder = true;
-  private lastStart = -Infinity;
-  private lastUuid = '';
-  /** Samples created by the chunks moved while the batch was read. */
-  private moved = 0;
 
   constructor(
     private readonly client: pg.ClientBase,
     private readonly store: BatchStore,
     private readonly userId: string,
   ) {
-    this.staging = new Staging(client, (name) => (name === 'samples' && this.samplesInOrder ? () => this.moveSamples() : undefined));
+    this.staging = new Staging(client);
+    this.samples = new SampleCopy(client, this.staging, userId);
   }
 
-  private async moveSamples(): Promise<void> {
-    this.moved += await moveStagedSamples(this.client, this.userId);
+  /** Stages a sample line; a promise when it has to wait (a new name, a full chunk). */
+  sample(line: SampleLine): Promise<void> | undefined {
+    const { names } = this.store;
+    const typeId = names.typeId(line.type);
+    const sourceId = line.kind === 'stateOfMind' ? null : names.sourceId(line.sourceName, line.device);
+    if (typeof typeId !== 'number' || (sourceId !== null && typeof sourceId !== 'number')) {
+      return Promise.all([typeId, sourceId]).then(([type, source]) => this.sampleWith(line, type, source));
+    }
+    return this.sampleWith(line, typeId, sourceId);
   }
 
-  async sample(line: SampleLine): Promise<void> {
-    const typeId = await this.store.names.typeId(line.type);
+  private sampleWith(line: SampleLine, typeId: number, sourceId: number | null): Promise<void> | undefined {
     this.sampleTypes.add(typeId);
     if (line.kind === 'stateOfMind') return this.staging.add('moods', moodCells(line));
-    const sourceId = await this.store.names.sourceId(line.sourceName, line.device);
     if (line.kind === 'workout') return this.staging.add('workouts', workoutCells(line, sourceId));
-    const cells = sampleCells(line, typeId, sourceId);
-    const start = cells[2] as number;
-    const uuid = cells[0] as string;
-    if (start < this.lastStart || (start === this.lastStart && uuid < this.lastUuid)) this.samplesInOrder = false;
-    this.lastStart = start;
-    this.lastUuid = uuid;
-    return this.staging.add('samples', cells);
+    return this.samples.add(line.uuid, typeId, sourceId, sampleRowValues(line));
   }
 
   deletion(line: DeletionLine): Promise<void> | undefined {
@@ -200,9 +194,9 @@ class BatchWriter {
   /** Moves everything staged into the storage tables; deletions last. */
   async commitRows(nowMs: number): Promise<Omit<BatchCounts, 'duplicates'>> {
     const { client, userId, staging } = this;
+    await this.samples.flush();
     await staging.flushAll();
-    let accepted = this.moved;
-    if (staging.has('samples')) accepted += await insertStagedSamples(client, userId);
+    let accepted = await this.samples.finish();
     if (staging.has('workouts')) accepted += await insertStagedWorkouts(client, userId);
     if (staging.has('moods')) accepted += await insertStagedMoods(client, userId);
     const routePoints = staging.has('routePoints') ? await mergeStagedRoutePoints(client, userId) : 0;
@@ -233,7 +227,8 @@ async function readLines(lines: AsyncIterator<Line>, header: BatchHeader, writer
     const payload = checkPayload(kind, value, line.number);
     if (writer === null) continue;
     if (kind === 'sample') {
-      await writer.sample(payload as SampleLine);
+      const storing = writer.sample(payload as SampleLine);
+      if (storing) await storing;
       continue;
     }
     switch (kind) {

@@ -1,6 +1,8 @@
-// Validated protocol lines as staging rows (src/db/writes/ingest.ts STAGING
-// column order). Instants are rounded to whole milliseconds (the storage
-// contract's bigint epoch ms); uuids are stored lowercase; quantity values are
+// Validated protocol lines as rows: a sample's own columns (sample-copy.ts
+// adds its ids), the other kinds as staging rows (src/db/writes/ingest.ts
+// STAGING column order). Instants are rounded to whole milliseconds (the
+// storage contract's bigint epoch ms); uuids are stored lowercase (a sample's
+// as its 16 bytes); quantity values are
 // put in the type's canonical unit when the line names another convertible
 // unit; a special kind's detail goes into `metadata` beside the sample's own
 // metadata keys, as the importer stores an ECG.
@@ -9,6 +11,7 @@ import { convertToCanonical } from '../core/units.js';
 import type { Cell } from './staging.js';
 import type { ActivitySummaryLine, AggregateLine, ProfileLine, SampleLine } from './lines.js';
 import type { ProfileSnapshot } from '../db/writes/ingest.js';
+import type { SampleRowValues } from '../db/writes/sample-copy.js';
 
 export const ms = (value: number): number => Math.round(value);
 const msOrNull = (value: number | null | undefined): number | null => (value === null || value === undefined ? null : Math.round(value));
@@ -57,9 +60,9 @@ function sampleMetadata(line: SampleLine): string | null {
 
 const endOf = (line: { start: number; end?: number | null }): number => ms(line.end ? line.end : line.start);
 
-/** A `samples` staging row: quantity, category, heartbeat series, ECG, medication dose. */
-export function sampleCells(line: SampleLine, typeId: number, sourceId: number | null): Cell[] {
-  return [line.uuid.toLowerCase(), typeId, ms(line.start), endOf(line), sampleValue(line), sourceId, sampleMetadata(line)];
+/** A `samples` row's own columns (sample-copy.ts adds the ids): quantity, category, heartbeat series, ECG, medication dose. */
+export function sampleRowValues(line: SampleLine): SampleRowValues {
+  return { startMs: ms(line.start), endMs: endOf(line), value: sampleValue(line), metadata: sampleMetadata(line) };
 }
 
 type Stat = { min?: number | null; avg?: number | null; max?: number | null; sum?: number | null };

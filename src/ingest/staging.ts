@@ -27,17 +27,23 @@ interface Pending {
 
 export class Staging {
   private readonly pending = new Map<StagingName, Pending>();
-  /** The COPY under way: the next rows are encoded meanwhile, and the next COPY waits for it. */
-  private copying: Promise<void> = Promise.resolve();
+  /** The session's work under way (a COPY, a chunk of samples): the next rows are encoded meanwhile, and the next work waits for it. */
+  private working: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly client: pg.ClientBase) {}
 
   /**
-   * @param afterCopy Asked after each COPY is sent: work to queue behind it on
-   * the session (it runs in order, while the next rows are encoded).
+   * Starts `work` on the session once the work before it is done, and
+   * resolves once it has started: every statement of the batch's session goes
+   * through here, one piece of work after another, so none lands inside
+   * another's savepoint. A failure surfaces from the next call or from
+   * flushAll.
    */
-  constructor(
-    private readonly client: pg.ClientBase,
-    private readonly afterCopy: (name: StagingName) => (() => Promise<unknown>) | undefined = () => undefined,
-  ) {}
+  async queue(work: () => Promise<unknown>): Promise<void> {
+    await this.working;
+    this.working = work();
+    this.working.catch(() => {});
+  }
 
   /** Whether any row went into `name` in this batch. */
   has(name: StagingName): boolean {
@@ -62,19 +68,17 @@ export class Staging {
     p.text = [];
     p.staged += p.rows;
     p.rows = 0;
-    await this.copying;
-    const stream = this.client.query(copyFrom(copyStagingSql(STAGING[name])));
-    stream.end(text);
     // Not awaited here: the batch's next lines are parsed while PostgreSQL takes these.
-    const then = this.afterCopy(name);
-    const copied = finished(stream);
-    this.copying = then ? Promise.all([copied, then()]).then(() => {}) : copied;
-    this.copying.catch(() => {});
+    await this.queue(() => {
+      const stream = this.client.query(copyFrom(copyStagingSql(STAGING[name])));
+      stream.end(text);
+      return finished(stream);
+    });
   }
 
-  /** COPYs whatever is still queued, and waits for every COPY. */
+  /** COPYs whatever is still queued, and waits for all the work. */
   async flushAll(): Promise<void> {
     for (const [name, p] of this.pending) await this.flush(name, p);
-    await this.copying;
+    await this.working;
   }
 }

@@ -7,12 +7,10 @@
 // one copy of everything.
 import type pg from 'pg';
 import type { DayBucket } from '../../core/daily-aggregation.js';
-import { copyFromStdinSql } from './bulk-load.js';
+import { copySampleRowsSql, SAMPLE_COPY_COLUMNS } from './sample-copy.js';
 import type { ActivitySummaryRow, ProfileFields, RoutePoints, WorkoutFields } from './rows.js';
 
-/** The columns a `samples` COPY row carries, in order (src/import/copy-rows.ts writes them). */
-const SAMPLE_COLUMN_NAMES = ['user_id', 'uuid', 'type_id', 'start_ms', 'end_ms', 'value', 'source_id', 'metadata'];
-const SAMPLE_COLUMNS = SAMPLE_COLUMN_NAMES.join(', ');
+const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');
 
 /** Settings of each loading connection: a batch commits without waiting on the WAL flush. */
 export const LOADER_SESSION_SQL = [`SET work_mem = '32MB'`, 'SET synchronous_commit = off'];
@@ -23,7 +21,7 @@ export const STAGING_TABLE_SQL = `CREATE TEMP TABLE import_samples (
 
 /** A binary COPY of sample rows into `samples` (direct) or the staging table. */
 export function copySamplesSql(direct: boolean): string {
-  return copyFromStdinSql(direct ? 'samples' : 'import_samples', SAMPLE_COLUMN_NAMES, 'binary');
+  return copySampleRowsSql(direct ? 'samples' : 'import_samples');
 }
 
 /** Moves the staged batch into `samples`, clustered by type and time as the read routes scan it; repeats are skipped. */

@@ -1,14 +1,18 @@
 // The sync receiver's SQL (Puls Sync Protocol v1, ../shared/protocol/FACTS.md
-// §8). A batch is one transaction: its lines are COPYed into staging tables of
-// the session (temporary, emptied at commit), then moved into the storage
-// contract's tables by one statement per table, each taking its rows in one
-// global order — samples, workouts, moods, routes, series, buckets, days,
-// then deletions, each sorted by its key (deletions by row position) — so two
+// §8). A batch is one transaction. Its samples go straight into `samples` by
+// binary COPY, a chunk at a time (src/ingest/sample-copy.ts); a chunk the
+// unique index refuses (a uuid stored already) is staged like everything
+// else. The other lines are COPYed into staging tables of the session
+// (temporary, emptied at commit), then moved into the storage contract's
+// tables by one statement per table, each taking its rows in one global
+// order — samples, workouts, moods, routes, series, buckets, days, then
+// deletions, each sorted by its key (deletions by row position) — so two
 // batches holding the same rows wait for each other instead of deadlocking,
 // and neither doubles a row.
 // Users, zone, type and source names go through setup.ts like every writer's.
 import type pg from 'pg';
 import { copyFromStdinSql } from './bulk-load.js';
+import { SAMPLE_COPY_COLUMNS } from './sample-copy.js';
 
 /** A staging table: its name and the columns a COPY row carries, in order. */
 export interface StagingTable {
@@ -19,7 +23,7 @@ export interface StagingTable {
 const stage = (table: string, columns: readonly string[]): StagingTable => ({ table, columns });
 
 export const STAGING = {
-  samples: stage('ingest_samples', ['uuid', 'type_id', 'start_ms', 'end_ms', 'value', 'source_id', 'metadata']),
+  samples: stage('ingest_samples', SAMPLE_COPY_COLUMNS),
   workouts: stage('ingest_workouts', [
     'uuid', 'activity_type', 'start_ms', 'end_ms', 'duration_s', 'distance_m', 'energy_kcal', 'source_id', 'statistics', 'events', 'activities', 'metadata',
   ]),
@@ -42,7 +46,7 @@ export type StagingName = keyof typeof STAGING;
 /** Made once per session; ON COMMIT DELETE ROWS empties them after each batch (a rollback discards them anyway). */
 export const CREATE_STAGING_SQL = `
 CREATE TEMP TABLE IF NOT EXISTS ingest_samples (
-  uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb) ON COMMIT DELETE ROWS;
+  user_id uuid, uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_workouts (
   uuid uuid, activity_type text, start_ms bigint, end_ms bigint, duration_s double precision, distance_m double precision,
   energy_kcal double precision, source_id integer, statistics jsonb, events jsonb, activities jsonb, metadata jsonb) ON COMMIT DELETE ROWS;
@@ -97,33 +101,27 @@ export async function ensureProfileRow(client: pg.ClientBase, userId: string): P
   await client.query('INSERT INTO profiles (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId]);
 }
 
+const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');
+
 /**
- * Staged samples into `samples` in (start, uuid) order — the one order every
- * batch inserts in, so two batches holding the same samples wait for each
- * other and never deadlock; a stored uuid is left alone. Answers rows created.
+ * Staged samples into `samples` in (start, uuid) order, a stored uuid left
+ * alone: the path of a chunk whose direct COPY was refused
+ * (src/ingest/sample-copy.ts). Every batch moves staged rows in this one
+ * order, so two batches staging the same samples wait for each other instead
+ * of deadlocking. Answers rows created.
  */
-export async function insertStagedSamples(client: pg.ClientBase, userId: string): Promise<number> {
+export async function insertStagedSamples(client: pg.ClientBase): Promise<number> {
   const { rowCount } = await client.query(
-    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id, metadata)
-     SELECT $1, uuid, type_id, start_ms, end_ms, value, source_id, metadata FROM ingest_samples ORDER BY start_ms, uuid
-     ON CONFLICT DO NOTHING`,
-    [userId],
+    `INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM ingest_samples ORDER BY start_ms, uuid ON CONFLICT DO NOTHING`,
   );
   return rowCount ?? 0;
 }
 
-/**
- * The staged samples so far into `samples`, emptying the staging table: a
- * large batch whose samples come in (start, uuid) order goes in chunk by
- * chunk, each while the next is parsed, still in the one global order.
- */
-export async function moveStagedSamples(client: pg.ClientBase, userId: string): Promise<number> {
+/** The same, emptying the staging table (a batch in (start, uuid) order moves each refused chunk at once). */
+export async function moveStagedSamples(client: pg.ClientBase): Promise<number> {
   const { rowCount } = await client.query(
     `WITH moved AS (DELETE FROM ingest_samples RETURNING *)
-     INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id, metadata)
-     SELECT $1, uuid, type_id, start_ms, end_ms, value, source_id, metadata FROM moved ORDER BY start_ms, uuid
-     ON CONFLICT DO NOTHING`,
-    [userId],
+     INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM moved ORDER BY start_ms, uuid ON CONFLICT DO NOTHING`,
   );
   return rowCount ?? 0;
 }

@@ -1,0 +1,143 @@
+// A batch's samples into `samples`, INGEST.stagingRows at a time. While the
+// batch's samples come in (start, uuid) order — a first sync, a backfill —
+// each chunk goes by binary COPY straight into the table
+// (src/db/writes/sample-copy.ts writes the rows) inside a savepoint: no
+// staging table, no INSERT … SELECT, no number turned into text and parsed
+// back. When the unique index refuses a chunk (a uuid stored already: a
+// re-sent sample, a repeat within the batch), the chunk is rolled back to its
+// savepoint and its same bytes are COPYed into the session's staging table,
+// then moved ON CONFLICT DO NOTHING in (start, uuid) order. Once a sample
+// comes out of that order, the rest are staged and moved by one sorted
+// statement at the end. Every batch thus inserts its samples in the one
+// (start, uuid) order, as the receiver always has, so two batches holding the
+// same samples wait for each other rather than deadlock.
+//
+// The next chunk is parsed while PostgreSQL takes one; the chunk's work is
+// queued on the session behind the batch's other COPYs (staging.ts), so no
+// other statement runs inside its savepoint.
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { writeUuidText } from '../core/uuid.js';
+import { insertStagedSamples, moveStagedSamples, STAGING } from '../db/writes/ingest.js';
+import {
+  BINARY_COPY_HEADER,
+  BINARY_COPY_TRAILER,
+  copySampleRowsSql,
+  sampleRowMaxBytes,
+  writeSampleRow,
+  type SampleRowValues,
+} from '../db/writes/sample-copy.js';
+import { INGEST } from '../limits.js';
+import type { Staging } from './staging.js';
+
+const UNIQUE_VIOLATION = '23505';
+const SAVEPOINT = 'sample_chunk';
+const INITIAL_BYTES = 256 << 10;
+
+/** A chunk's buffer, its COPY header written. */
+function chunkBuffer(): Buffer {
+  const buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  BINARY_COPY_HEADER.copy(buffer);
+  return buffer;
+}
+
+const DIRECT_SQL = copySampleRowsSql('samples');
+const STAGED_SQL = copySampleRowsSql(STAGING.samples.table);
+
+const codeOf = (error: unknown): unknown => (error as { code?: unknown }).code;
+
+async function copyIn(client: pg.ClientBase, sql: string, bytes: Buffer): Promise<void> {
+  const stream = client.query(copyFrom(sql));
+  stream.end(bytes);
+  await finished(stream);
+}
+
+export class SampleCopy {
+  /** The chunk being filled; the one before may still be stored from `other` (made once a batch needs two). */
+  private filling = chunkBuffer();
+  private other: Buffer | null = null;
+  private used = BINARY_COPY_HEADER.length;
+  private rows = 0;
+  /** Samples created so far. */
+  private created = 0;
+  /** Whether refused chunks wait in the staging table for the sorted statement at the end. */
+  private stagedLater = false;
+  /** Whether the samples so far came in (start, uuid) order, and the last one's key. */
+  private inOrder = true;
+  private lastStart = -Infinity;
+  private lastUuid = '';
+  private readonly userIdBytes: Buffer;
+
+  constructor(
+    private readonly client: pg.ClientBase,
+    private readonly staging: Staging,
+    userId: string,
+  ) {
+    this.userIdBytes = Buffer.alloc(16);
+    writeUuidText(userId, this.userIdBytes, 0);
+  }
+
+  /** Adds a sample (`uuid` as isUuid accepts it); when a chunk is full, resolves once the one before is stored and this one started. */
+  add(uuid: string, typeId: number, sourceId: number | null, row: SampleRowValues): Promise<void> | undefined {
+    if (this.inOrder) {
+      const key = uuid.toLowerCase();
+      if (row.startMs < this.lastStart || (row.startMs === this.lastStart && key < this.lastUuid)) this.inOrder = false;
+      this.lastStart = row.startMs;
+      this.lastUuid = key;
+    }
+    const need = sampleRowMaxBytes(row.metadata) + BINARY_COPY_TRAILER.length;
+    if (this.used + need > this.filling.length) {
+      const larger = Buffer.allocUnsafe(Math.max(this.filling.length * 2, this.used + need));
+      this.filling.copy(larger, 0, 0, this.used);
+      this.filling = larger;
+    }
+    this.used = writeSampleRow(this.filling, this.used, this.userIdBytes, writeUuidText, uuid, typeId, sourceId, row);
+    this.rows++;
+    return this.rows >= INGEST.stagingRows ? this.flush() : undefined;
+  }
+
+  /** Starts storing the rows so far; resolves once the work before is done and this chunk started. */
+  async flush(): Promise<void> {
+    if (this.rows === 0) return;
+    const bytes = this.filling.subarray(0, this.used + BINARY_COPY_TRAILER.copy(this.filling, this.used));
+    const rows = this.rows;
+    const inOrder = this.inOrder;
+    // The other buffer's chunk is stored before this one starts (queue waits for it), and the rows after
+    // this chunk are added only once it started.
+    const next = this.other ?? chunkBuffer();
+    this.other = this.filling;
+    this.filling = next;
+    this.used = BINARY_COPY_HEADER.length;
+    this.rows = 0;
+    await this.staging.queue(() => this.store(bytes, rows, inOrder));
+  }
+
+  /** After every chunk is stored (staging.flushAll): moves the rows still staged and answers the samples created. */
+  async finish(): Promise<number> {
+    if (this.stagedLater) {
+      this.stagedLater = false;
+      this.created += await insertStagedSamples(this.client);
+    }
+    return this.created;
+  }
+
+  private async store(bytes: Buffer, rows: number, inOrder: boolean): Promise<void> {
+    if (!inOrder) {
+      await copyIn(this.client, STAGED_SQL, bytes);
+      this.stagedLater = true;
+      return;
+    }
+    await this.client.query(`SAVEPOINT ${SAVEPOINT}`);
+    try {
+      await copyIn(this.client, DIRECT_SQL, bytes);
+      this.created += rows;
+    } catch (error) {
+      if (codeOf(error) !== UNIQUE_VIOLATION) throw error;
+      await this.client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+      await copyIn(this.client, STAGED_SQL, bytes);
+      this.created += await moveStagedSamples(this.client);
+    }
+    await this.client.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+  }
+}
