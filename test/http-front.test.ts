@@ -19,6 +19,9 @@ import { DEFAULT_USER, TEST_TOKEN } from './support/server.js';
 
 const UNAUTHORIZED_BODY = '{"error":"missing or invalid bearer token"}';
 
+/** The /instant route: whether its answer is at hand, and how often its handler ran. */
+const instant = { atHand: false, handled: 0 };
+
 const routes = [
   defineRoute({
     operationId: 'echo', path: '/v1/echo', auth: true, summary: 'Test', description: 'JSON with a header of its own.',
@@ -43,6 +46,16 @@ const routes = [
     async handler() {
       return json({ ok: true });
     },
+  }),
+  defineRoute({
+    operationId: 'instant', path: '/instant', auth: false, noStore: true, summary: 'Test', description: 'Like /healthz: an answer at hand once `at hand` is set.',
+    example: {},
+    params: Type.Object({}), responses: [],
+    async handler() {
+      instant.handled++;
+      return json({ ok: false }, 503, { 'X-Own': 'yes' });
+    },
+    immediate: () => (instant.atHand ? json({ ok: false }, 503, { 'X-Own': 'yes' }) : undefined),
   }),
   defineRoute({
     operationId: 'strict', path: '/v1/strict', auth: true, summary: 'Test', description: 'Needs an integer parameter.',
@@ -95,6 +108,22 @@ describe('the HTTP front', () => {
       ids.add(response.headers['x-request-id']);
     }
     assert.equal(ids.size, cases.length * 2, 'a fresh request id on every reply');
+  });
+
+  test("a route's immediate answer is the reply its handler gives: same status, body and head but the request id; other methods still 405", async () => {
+    const head = (r: RawResponse) => Object.fromEntries(Object.entries(r.headers).filter(([name]) => !['x-request-id', 'date'].includes(name)));
+    instant.atHand = false;
+    const handled = instant.handled;
+    const waited = await get('/instant?x=1');
+    assert.equal(instant.handled, handled + 1, 'the handler answered');
+    instant.atHand = true;
+    const atOnce = await get('/instant?x=1');
+    assert.equal(instant.handled, handled + 1, 'answered at once, without the handler');
+    assert.deepEqual([atOnce.status, atOnce.body.toString(), head(atOnce)], [waited.status, waited.body.toString(), head(waited)]);
+    assert.deepEqual([atOnce.status, atOnce.headers['x-own'], atOnce.headers['cache-control']], [503, 'yes', 'no-store']);
+    assert.notEqual(atOnce.headers['x-request-id'], waited.headers['x-request-id']);
+    const post = (await rawRequest(port, `POST /instant HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n`))!;
+    assert.equal(post.status, 405);
   });
 
   test('405 carries Allow: GET with the rest of the head', async () => {

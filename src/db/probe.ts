@@ -14,8 +14,14 @@ export class DatabaseProbe {
     private readonly pingTimeoutMs = 1_500,
   ) {}
 
+  /** The status of the current cache window, or undefined when it has none yet. */
+  cached(now = Date.now()): boolean | undefined {
+    return this.status && now - this.status.at < this.cacheMs ? this.status.db : undefined;
+  }
+
   async databaseUp(now = Date.now()): Promise<boolean> {
-    if (this.status && now - this.status.at < this.cacheMs) return this.status.db;
+    const cached = this.cached(now);
+    if (cached !== undefined) return cached;
     this.pending ??= this.ping().then((db) => {
       this.status = { db, at: Date.now() };
       this.pending = null;

@@ -161,8 +161,23 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     }
   }
 
-  async function handle(res: HttpResponse, req: HttpRequest): Promise<void> {
-    const match = router.match(req.getUrl());
+  /**
+   * Writes a route's immediate answer (routes/route.ts) at once, inside uWS's
+   * callback: no promise, no abort handler, no request context. False when
+   * the route has none at hand (the request then takes the usual path).
+   */
+  function answeredAtOnce(res: HttpResponse, req: HttpRequest, route: Route): boolean {
+    if (req.getCaseSensitiveMethod() !== 'GET') return false;
+    const reply = route.immediate?.(services);
+    if (reply === undefined) return false;
+    const fixed = cors.enabled && route.crossOrigin ? cors.replyHeaders(req.getHeader('origin'), route.noStore) : route.noStore ? NO_STORE_HEADERS : PLAIN_HEADERS;
+    const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
+    const state: ResponseState = { aborted: false, done: false };
+    sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: JSON_TYPE }, JSON.stringify(reply.body), shuttingDown);
+    return true;
+  }
+
+  async function handle(res: HttpResponse, req: HttpRequest, match: ReturnType<Router['match']>): Promise<void> {
     const route = match?.route;
     const request = snapshot(req, route?.auth === true, config.trustProxyHeaders, cors.enabled);
     const state: ResponseState = { aborted: false, done: false };
@@ -233,7 +248,9 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   }
 
   app.any('/*', (res, req) => {
-    handle(res, req).catch((error) => log.error('unhandled request failure', describeError(error)));
+    const match = router.match(req.getUrl());
+    if (match?.route.immediate && answeredAtOnce(res, req, match.route)) return;
+    handle(res, req, match).catch((error) => log.error('unhandled request failure', describeError(error)));
   });
 
   return {

@@ -5,6 +5,8 @@ import { spokenDuration } from '../limits.js';
 import { Health } from '../schemas/resources.js';
 import { defineRoute, json } from './route.js';
 
+const health = (db: boolean) => json({ ok: db, db }, db ? 200 : 503);
+
 export const healthRoute = defineRoute({
   operationId: 'getHealth',
   path: '/healthz',
@@ -20,7 +22,10 @@ export const healthRoute = defineRoute({
     { status: 503, description: 'The database is not answering.', schema: Health, example: { ok: false, db: false } },
   ],
   async handler({ services }) {
-    const db = await services.probe.databaseUp();
-    return json({ ok: db, db }, db ? 200 : 503);
+    return health(await services.probe.databaseUp());
+  },
+  immediate: ({ probe }) => {
+    const db = probe.cached();
+    return db === undefined ? undefined : health(db);
   },
 });

@@ -111,6 +111,12 @@ export interface RouteSpec<Q extends TObject, P extends TObject> extends RouteFa
   params: Q;
   pathParams?: P;
   handler(ctx: RouteContext<Static<Q>, Static<P>>): Promise<Reply>;
+  /**
+   * The handler's answer when it is at hand without waiting and without the
+   * request (a cached status): the front writes it at once, skipping the
+   * asynchronous path. Undefined: ask the handler.
+   */
+  immediate?(services: Services): JsonReply | undefined;
 }
 
 /** A route as the table holds it. */
@@ -122,6 +128,7 @@ export interface Route extends RouteFacts {
   pathParams?: TObject;
   /** Parses the parameters (a 400 names the first problem), then runs the handler. */
   run(ctx: RequestContext, query: RawQuery, path: Readonly<Record<string, string>>): Promise<Reply>;
+  immediate?(services: Services): JsonReply | undefined;
 }
 
 const NO_PATH = Object.freeze({});
