@@ -77,6 +77,14 @@ export const MCP = {
 /** Users whose catalog is kept in memory (least recently used out). */
 export const CATALOG_CACHE_USERS = 10_000;
 
+/**
+ * Worker threads beyond the first (WORKER_THREADS at most) start when tasks
+ * wait and stop after this long without work: an idle server holds one
+ * thread (~14 MB each). One always stays: piscina replaces a thread that
+ * died only up to that minimum, and tasks queued behind it would wait forever.
+ */
+export const WORKER_IDLE_MS = 60_000;
+
 export interface Tunables {
   /** Database time per request (statement_timeout), then 504. */
   queryTimeoutMs: number;

@@ -1,14 +1,16 @@
 // The piscina pool for CPU-heavy work (series downsampling, summary
 // aggregation). Task functions are the named exports of workers/tasks.ts.
+// One thread always; more start when tasks wait and stop when idle (WORKER_IDLE_MS).
 import { Piscina } from 'piscina';
+import { WORKER_IDLE_MS } from './limits.js';
 import { describeError, log } from './log.js';
 
 export function createWorkerPool(threads: number): Piscina {
   const pool = new Piscina({
     filename: new URL('../workers/tasks.js', import.meta.url).href,
-    minThreads: threads,
+    minThreads: 1,
     maxThreads: threads,
-    idleTimeout: Infinity,
+    idleTimeout: WORKER_IDLE_MS,
   });
   // A worker that dies is replaced by piscina; its task's promise rejects (→ 500).
   pool.on('error', (error) => log.error('worker pool error', describeError(error)));
