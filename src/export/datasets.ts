@@ -20,16 +20,15 @@ import { unitOf } from '../core/registry.js';
 import { normalizeTrack } from '../core/route-track.js';
 import type { SleepNight } from '../core/sleep-nights.js';
 import { activityDays } from '../db/queries/activity.js';
-import { BinaryCopyFields } from '../db/copy-binary.js';
 import { sampleTypeId } from '../db/names.js';
-import { copyOut, samplesCopySql, setSampleCells } from '../db/queries/export-copy.js';
+import { allSourceNames, copyOut, samplesCopySql } from '../db/queries/export-copy.js';
+import { SampleLineWriter } from './sample-lines.js';
 import { dailyValues } from '../db/queries/metrics.js';
 import { findWorkoutRoute, listWorkouts } from '../db/queries/workouts.js';
 import { readSleepNights } from '../reads/sleep.js';
 import { readStateOfMind } from '../reads/state-of-mind.js';
 import type { ExportPlan } from './plan.js';
 import { pumpCopy, writeChunked } from './pump.js';
-import { hasLabels, sampleCells } from './sample-encoding.js';
 import type { StreamSink } from './sink.js';
 import type { ExportSlot } from './slots.js';
 
@@ -70,10 +69,13 @@ async function writeRows(plan: ExportPlan, { client, cancel }: Pick<ExportSlot, 
     case 'samples': {
       const typeId = await sampleTypeId(client, plan.sampleType);
       if (typeId === null) return;
-      await setSampleCells(client, sampleCells(plan.format, plan.sampleType));
-      const copy = copyOut(client, samplesCopySql(plan.format, hasLabels(plan.sampleType), userId, typeId, start, end));
-      const frames = new BinaryCopyFields();
-      return pumpCopy(copy, cancel, (chunk, emit) => (frames.push(chunk, emit), frames.done), sink);
+      // The names and the rows from one snapshot: a source written meanwhile has its name. A failure leaves the
+      // transaction open or aborted: the slot's release then closes the connection (src/export/slots.ts).
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const lines = new SampleLineWriter(plan.format, plan.sampleType, await allSourceNames(client));
+      await pumpCopy(copyOut(client, samplesCopySql(userId, typeId, start, end)), cancel, (chunk, emit) => lines.push(chunk, emit), sink);
+      await client.query('COMMIT');
+      return;
     }
     case 'workouts': {
       const rows = await listWorkouts(client, userId, { start, end, activityType: plan.activityType ?? undefined, limit: null, offset: 0 });
