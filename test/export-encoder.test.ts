@@ -102,7 +102,7 @@ describe('the samples COPY writes what csvLine / jsonlLine write for the parsed 
         uuid: fc.uuid(),
         start: fc.oneof(fc.integer({ min: T0, max: T0 + 3 * DAY - 1 }), fc.constantFrom(T0, T0 + 1, T0 + 3 * DAY - 1)),
         end: fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: 0n, max: 253402300799999n })).map(String),
-        value: fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(...SPECIAL_VALUES), fc.integer({ min: -1, max: 9 }), fc.constant(3.5)), { freq: 5 }),
+        value: fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(...SPECIAL_VALUES), fc.integer({ min: -1, max: 9 }), fc.constant(3.5), fc.integer({ min: -100_000, max: 100_000 }).map((k) => k / 10)), { freq: 5 }),
         source: fc.option(sourceNames.filter((s) => !s.includes('\u0000') && Buffer.from(s, 'utf8').toString('utf8') === s), { freq: 4 }),
       }),
       1_500,

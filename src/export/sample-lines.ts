@@ -207,7 +207,19 @@ const BILLION = 1_000_000_000;
 
 /** plainNumber(n) written at `o` (latin1: its text is ASCII); answers the offset after it. */
 function writeNumber(out: Buffer, o: number, n: number): number {
-  if (!Number.isInteger(n) || n >= DIGITS_BELOW || n <= -DIGITS_BELOW || n === 0) return o + out.write(plainNumber(n), o, 'latin1');
+  if (!Number.isInteger(n)) {
+    // One decimal (62.5, 36.6): when k / 10 reads back as n, "k/10" is n's shortest round-trip text, as String(n) writes it.
+    const k = Math.round(n * 10);
+    if (k / 10 !== n || k >= DIGITS_BELOW || k <= -DIGITS_BELOW) return o + out.write(plainNumber(n), o, 'latin1');
+    if (k < 0) out[o++] = 0x2d;
+    const tenths = Math.abs(k);
+    const whole = Math.floor(tenths / 10);
+    o = whole < BILLION ? writeDigits(out, o, whole, 0) : writeDigits(out, writeDigits(out, o, Math.floor(whole / BILLION), 0), whole % BILLION, 9);
+    out[o++] = 0x2e;
+    out[o++] = 0x30 + (tenths - whole * 10);
+    return o;
+  }
+  if (n >= DIGITS_BELOW || n <= -DIGITS_BELOW || n === 0) return o + out.write(plainNumber(n), o, 'latin1');
   if (n < 0) {
     out[o++] = 0x2d;
     n = -n;
