@@ -29,8 +29,6 @@ before(async () => {
   await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (4, $2)`, [HEART, SLEEP]);
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
-  // As the export session has it (claimExportSlot), whatever the server's default.
-  await client.query(`SET extra_float_digits = 1`);
 });
 
 after(async () => {

@@ -32,6 +32,3 @@ export function sampleCells(format: ExportFormat, identifier: string): SampleCel
   const labels = Object.fromEntries(Object.entries(info.labels).map(([value, label]) => [String(Number(value)), encodeCell(format, label)]));
   return { head, labels };
 }
-
-/** Whether the type's lines carry a label per value. */
-export const hasLabels = (identifier: string): boolean => typeInfo(identifier)?.kind === 'category';

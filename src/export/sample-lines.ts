@@ -12,12 +12,12 @@
 // rest. A NaN or infinite value throws (the export is cut off, as the
 // encoder's RangeError always made it).
 import { plainNumber } from '../core/export-encoding.js';
+import { BINARY_COPY_HEADER, BINARY_COPY_SIGNATURE } from '../db/writes/sample-copy.js';
 import { encodeCell, sampleCells } from './sample-encoding.js';
 import type { ExportFormat } from './plan.js';
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-/** Signature, flags (int32), header extension length (int32). */
-const HEADER_BYTES = SIGNATURE.length + 8;
+const SIGNATURE = BINARY_COPY_SIGNATURE;
+const HEADER_BYTES = BINARY_COPY_HEADER.length;
 const FIELDS = 5;
 /** Bytes of a row's numbers as text, at most: two instants and a value (plainNumber of a double: under 330 characters). */
 const NUMBER_BYTES = 3 * 340;
@@ -214,16 +214,18 @@ function writeNumber(out: Buffer, o: number, n: number): number {
     if (k < 0) out[o++] = 0x2d;
     const tenths = Math.abs(k);
     const whole = Math.floor(tenths / 10);
-    o = whole < BILLION ? writeDigits(out, o, whole, 0) : writeDigits(out, writeDigits(out, o, Math.floor(whole / BILLION), 0), whole % BILLION, 9);
+    o = writeWhole(out, o, whole);
     out[o++] = 0x2e;
     out[o++] = 0x30 + (tenths - whole * 10);
     return o;
   }
   if (n >= DIGITS_BELOW || n <= -DIGITS_BELOW || n === 0) return o + out.write(plainNumber(n), o, 'latin1');
-  if (n < 0) {
-    out[o++] = 0x2d;
-    n = -n;
-  }
+  if (n < 0) out[o++] = 0x2d;
+  return writeWhole(out, o, Math.abs(n));
+}
+
+/** The digits of an integer 0 ≤ n < 2^53 at `o`; answers the offset after them. */
+function writeWhole(out: Buffer, o: number, n: number): number {
   if (n < BILLION) return writeDigits(out, o, n, 0);
   const high = Math.floor(n / BILLION);
   return writeDigits(out, writeDigits(out, o, high, 0), n - high * BILLION, 9);

@@ -17,7 +17,7 @@ import { ClientGone, RequestDb } from '../db/pool.js';
 import { describeError, log } from '../log.js';
 import { compileParamParser } from '../params/parse.js';
 import { parseQueryString } from '../params/query-string.js';
-import type { Reader, RequestContext, Route, StreamReply } from '../routes/route.js';
+import type { JsonReply, Reader, RequestContext, Route, StreamReply } from '../routes/route.js';
 import { UserParams } from '../schemas/common.js';
 import type { Services } from '../services.js';
 import { clientAddress, selectUser, staticReadToken, type ReadAuthenticator } from './auth.js';
@@ -170,11 +170,24 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     if (req.getCaseSensitiveMethod() !== 'GET') return false;
     const reply = route.immediate?.(services);
     if (reply === undefined) return false;
-    const fixed = cors.enabled && route.crossOrigin ? cors.replyHeaders(req.getHeader('origin'), route.noStore) : route.noStore ? NO_STORE_HEADERS : PLAIN_HEADERS;
-    const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
-    const state: ResponseState = { aborted: false, done: false };
-    sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: JSON_TYPE }, JSON.stringify(reply.body), shuttingDown);
+    const fixed = fixedHeaders(route, cors.enabled ? req.getHeader('origin') : '');
+    sendJson(res, { aborted: false, done: false }, reply, fixed, nextRequestId());
     return true;
+  }
+
+  const nextRequestId = () => `${idPrefix}-${(++requestCounter).toString(36)}`;
+
+  /** The header lines every reply of `route` (undefined: no route serves the path) carries. */
+  function fixedHeaders(route: Route | undefined, origin: string): HeaderLines {
+    // A path no route serves gets no-store too: nothing about it is worth caching.
+    const noStore = route?.noStore !== false;
+    // An unknown path is readable cross-origin too: a dashboard's typo should read as the 404 it is.
+    const crossOrigin = cors.enabled && route?.crossOrigin !== false;
+    return crossOrigin ? cors.replyHeaders(origin, noStore) : noStore ? NO_STORE_HEADERS : PLAIN_HEADERS;
+  }
+
+  function sendJson(res: HttpResponse, state: ResponseState, reply: JsonReply, fixed: HeaderLines, requestId: string): void {
+    sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: JSON_TYPE }, JSON.stringify(reply.body), shuttingDown);
   }
 
   async function handle(res: HttpResponse, req: HttpRequest, match: ReturnType<Router['match']>): Promise<void> {
@@ -186,15 +199,11 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
       state.aborted = true;
       gone.sink?.clientAborted();
     });
-    const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
-    // A path no route serves gets no-store too: nothing about it is worth caching.
-    const noStore = route?.noStore !== false;
-    // An unknown path is readable cross-origin too: a dashboard's typo should read as the 404 it is.
-    const crossOrigin = cors.enabled && route?.crossOrigin !== false;
-    const fixed = crossOrigin ? cors.replyHeaders(request.origin, noStore) : noStore ? NO_STORE_HEADERS : PLAIN_HEADERS;
+    const requestId = nextRequestId();
+    const fixed = fixedHeaders(route, request.origin);
     if (!match || !route) return errorReply(res, state, errors.notFound(), fixed, requestId);
     if (request.method !== 'GET') {
-      const preflight = crossOrigin && request.method === 'OPTIONS' ? cors.preflightHeaders(request.origin, request.preflightMethod) : null;
+      const preflight = cors.enabled && route.crossOrigin && request.method === 'OPTIONS' ? cors.preflightHeaders(request.origin, request.preflightMethod) : null;
       if (preflight) return sendWhole(res, state, 204, { fixed: preflight, requestId }, '', shuttingDown);
       return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId);
     }
@@ -230,7 +239,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
       }
       switch (reply.kind) {
         case 'json':
-          sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: JSON_TYPE }, JSON.stringify(reply.body), shuttingDown);
+          sendJson(res, state, reply, fixed, requestId);
           return;
         case 'text':
           sendWhole(res, state, reply.status ?? 200, { fixed, requestId, own: reply.headers, contentType: reply.contentType }, reply.body, shuttingDown);

@@ -16,7 +16,8 @@ const CLAIM_SLOT_SQL = `SELECT set_config('extra_float_digits', '1', false) AS f
  * Claims a free slot as a session advisory lock held until unlocked or the
  * session ends; null when every slot is taken by any server process. The
  * session also gets shortest round-trip float text (extra_float_digits > 0),
- * which the samples encoding relies on whatever the server's default.
+ * so the datasets read as rows get their floats back exactly whatever the
+ * server's default.
  */
 export async function claimExportSlot(client: pg.ClientBase): Promise<{ slot: number | null; pid: number }> {
   const { rows } = await client.query<{ slot: number | null; pid: number }>(CLAIM_SLOT_SQL, [EXPORT_LOCK_KEY]);

@@ -7,7 +7,7 @@
 // one copy of everything.
 import type pg from 'pg';
 import type { DayBucket } from '../../core/daily-aggregation.js';
-import { copySampleRowsSql, SAMPLE_COPY_COLUMNS } from './sample-copy.js';
+import { copySampleRowsSql, SAMPLE_COPY_COLUMNS, SAMPLE_COPY_COLUMNS_DDL } from './sample-copy.js';
 import type { ActivitySummaryRow, ProfileFields, RoutePoints, WorkoutFields } from './rows.js';
 
 const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');
@@ -16,8 +16,7 @@ const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');
 export const LOADER_SESSION_SQL = [`SET work_mem = '32MB'`, 'SET synchronous_commit = off'];
 
 /** Each loading connection's staging table for batches that may repeat stored rows. */
-export const STAGING_TABLE_SQL = `CREATE TEMP TABLE import_samples (
-  user_id uuid, uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb)`;
+export const STAGING_TABLE_SQL = `CREATE TEMP TABLE import_samples (${SAMPLE_COPY_COLUMNS_DDL})`;
 
 /** A binary COPY of sample rows into `samples` (direct) or the staging table. */
 export function copySamplesSql(direct: boolean): string {

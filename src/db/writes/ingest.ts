@@ -12,7 +12,7 @@
 // Users, zone, type and source names go through setup.ts like every writer's.
 import type pg from 'pg';
 import { copyFromStdinSql } from './bulk-load.js';
-import { SAMPLE_COPY_COLUMNS } from './sample-copy.js';
+import { SAMPLE_COPY_COLUMNS, SAMPLE_COPY_COLUMNS_DDL } from './sample-copy.js';
 
 /** A staging table: its name and the columns a COPY row carries, in order. */
 export interface StagingTable {
@@ -45,8 +45,7 @@ export type StagingName = keyof typeof STAGING;
 
 /** Made once per session; ON COMMIT DELETE ROWS empties them after each batch (a rollback discards them anyway). */
 export const CREATE_STAGING_SQL = `
-CREATE TEMP TABLE IF NOT EXISTS ingest_samples (
-  user_id uuid, uuid uuid, type_id smallint, start_ms bigint, end_ms bigint, value double precision, source_id integer, metadata jsonb) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS ingest_samples (${SAMPLE_COPY_COLUMNS_DDL}) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_workouts (
   uuid uuid, activity_type text, start_ms bigint, end_ms bigint, duration_s double precision, distance_m double precision,
   energy_kcal double precision, source_id integer, statistics jsonb, events jsonb, activities jsonb, metadata jsonb) ON COMMIT DELETE ROWS;

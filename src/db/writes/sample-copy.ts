@@ -4,14 +4,23 @@
 // buffer — no number turned into text and parsed back, ids as their 16 bytes.
 import { copyFromStdinSql } from './bulk-load.js';
 
-/** The columns a `samples` COPY row carries, in order. */
-export const SAMPLE_COPY_COLUMNS: readonly string[] = ['user_id', 'uuid', 'type_id', 'start_ms', 'end_ms', 'value', 'source_id', 'metadata'];
+/** The columns a `samples` COPY row carries, in order, with their types. */
+const COLUMN_TYPES = [
+  ['user_id', 'uuid'], ['uuid', 'uuid'], ['type_id', 'smallint'], ['start_ms', 'bigint'], ['end_ms', 'bigint'],
+  ['value', 'double precision'], ['source_id', 'integer'], ['metadata', 'jsonb'],
+] as const;
+
+export const SAMPLE_COPY_COLUMNS: readonly string[] = COLUMN_TYPES.map(([name]) => name);
+
+/** The same columns as a table definition's list, for a staging table the rows can be COPYed into as they are. */
+export const SAMPLE_COPY_COLUMNS_DDL = COLUMN_TYPES.map(([name, type]) => `${name} ${type}`).join(', ');
 
 /** A binary COPY of sample rows into `table` (`samples`, or a staging table with the same columns). */
 export const copySampleRowsSql = (table: string): string => copyFromStdinSql(table, SAMPLE_COPY_COLUMNS, 'binary');
 
-/** What opens and closes a binary COPY stream. */
-export const BINARY_COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+/** What opens a binary COPY stream (then flags and the header extension's length, int32 each), and what closes it. */
+export const BINARY_COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+export const BINARY_COPY_HEADER = Buffer.concat([BINARY_COPY_SIGNATURE, Buffer.alloc(8)]);
 export const BINARY_COPY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /** Bytes of a row besides its metadata: field count, then each field's length and data. */
