@@ -13,6 +13,7 @@ import type { Config } from '../config.js';
 import { applyMigrations } from '../db/migrate.js';
 import { READ_ROLE, WRITER_ROLE } from '../db/migrations.js';
 import { ensureLoginRole } from '../db/roles.js';
+import { embeddedUrl } from '../db/embedded.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
 import { hasUsers, preferredUser } from '../db/writes/demo.js';
 import { log } from '../log.js';
@@ -103,10 +104,8 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
 export async function attachRunningEmbedded(config: Config): Promise<Pick<EmbeddedServing, 'readUrl' | 'apiToken' | 'defaultUserId'> | null> {
   const passwordFile = join(config.database.dataDir, 'api-db-password');
   if (!existsSync(join(config.database.dataDir, 'pg', 'postmaster.pid')) || !existsSync(passwordFile)) return null;
-  const readUrl = new URL(`postgres://127.0.0.1:${config.database.embeddedPort}/postgres`);
-  readUrl.username = API_LOGIN_ROLE;
-  readUrl.password = (await readFile(passwordFile, 'utf8')).trim();
-  const reader = new pg.Client({ connectionString: readUrl.toString(), connectionTimeoutMillis: config.dbConnectTimeoutMs });
+  const readUrl = embeddedUrl(config.database.dataDir, config.database.embeddedPort, API_LOGIN_ROLE, (await readFile(passwordFile, 'utf8')).trim());
+  const reader = new pg.Client({ connectionString: readUrl, connectionTimeoutMillis: config.dbConnectTimeoutMs });
   let defaultUserId: string;
   try {
     await reader.connect();
@@ -116,5 +115,5 @@ export async function attachRunningEmbedded(config: Config): Promise<Pick<Embedd
   } finally {
     await reader.end().catch(() => {});
   }
-  return { readUrl: readUrl.toString(), apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')), defaultUserId };
+  return { readUrl, apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')), defaultUserId };
 }

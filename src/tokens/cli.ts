@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ConfigError, loadDatabaseSettings, type DatabaseSettings } from '../config.js';
 import { canonicalUuid } from '../core/uuid.js';
+import { embeddedUrl } from '../db/embedded.js';
 import { applyMigrations } from '../db/migrate.js';
 import { insertToken, listTokens, revokeToken, type TokenKind } from '../db/tokens.js';
 import { openWritableDatabase } from '../db/writable-database.js';
@@ -26,7 +27,7 @@ class UsageError extends Error {}
 async function runningEmbedded(settings: DatabaseSettings): Promise<string | null> {
   const file = join(settings.dataDir, 'pg-superuser-password');
   if (!existsSync(file)) return null;
-  const url = `postgres://postgres:${encodeURIComponent(readFileSync(file, 'utf8').trim())}@127.0.0.1:${settings.embeddedPort}/postgres`;
+  const url = embeddedUrl(settings.dataDir, settings.embeddedPort, 'postgres', readFileSync(file, 'utf8').trim());
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
   try {
     await client.connect();
