@@ -12,19 +12,17 @@ import {
   countTypeUploads,
   CREATE_STAGING_SQL,
   deleteStaged,
-  ensureProfileRow,
   insertStagedMoods,
   insertStagedWorkouts,
   mergeStagedRoutePoints,
   mergeStagedSeriesPoints,
+  openBatch,
   replaceProfile,
   replaceStagedSummaries,
-  reserveBatch,
   upsertStagedAggregates,
   type ProfileSnapshot,
 } from '../db/writes/ingest.js';
 import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
-import { ensureUsers } from '../db/writes/setup.js';
 import { INGEST } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { Line } from './body.js';
@@ -292,9 +290,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     const nowMs = Date.now();
     await client.query('BEGIN');
     began = true;
-    await ensureUsers(client, [userId], nowMs);
-    await ensureProfileRow(client, userId);
-    const fresh = await reserveBatch(client, userId, header.batchId, header.sampleCount, nowMs);
+    const fresh = await openBatch(client, userId, header.batchId, header.sampleCount, nowMs);
     const writer = fresh ? new BatchWriter(client, store, userId) : null;
     await readLines(lines, header, writer);
     if (writer === null) {

@@ -33,7 +33,12 @@ import type { Staging } from './staging.js';
 
 const UNIQUE_VIOLATION = '23505';
 const SAVEPOINT = 'sample_chunk';
-const INITIAL_BYTES = 256 << 10;
+/**
+ * A chunk's first size; it doubles as rows come. Small, as most batches are:
+ * each batch takes its own, and 256 KiB a batch made garbage collection 18 %
+ * of a one-sample batch's CPU (V8 collects by external memory too).
+ */
+const INITIAL_BYTES = 16 << 10;
 
 /** A chunk's buffer, its COPY header written. */
 function chunkBuffer(): Buffer {
@@ -138,6 +143,7 @@ export class SampleCopy {
       await copyIn(this.client, STAGED_SQL, bytes);
       this.created += await moveStagedSamples(this.client);
     }
-    await this.client.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    // Not released: the commit ends it with the batch, and a RELEASE would be one more round trip a chunk.
+    // The next chunk's savepoint of the same name is the one a ROLLBACK TO then returns to.
   }
 }

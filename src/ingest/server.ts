@@ -184,7 +184,8 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
     });
 
     inFlight++;
-    storeBatch(store, { userId, requestedVersion: requestVersion(request.protocol), batchIdHeader: request.batchId, lines: ndjsonLines(body, encoding === 'gzip')[Symbol.asyncIterator]() })
+    const compressedBytes = request.contentLength === '' ? null : Number(request.contentLength);
+    storeBatch(store, { userId, requestedVersion: requestVersion(request.protocol), batchIdHeader: request.batchId, lines: ndjsonLines(body, encoding === 'gzip', compressedBytes)[Symbol.asyncIterator]() })
       .then(
         (counts) => reply(res, state, requestId, 200, JSON.stringify(counts)),
         (error: ApiError) => {

@@ -13,6 +13,7 @@
 import type pg from 'pg';
 import { copyFromStdinSql } from './bulk-load.js';
 import { SAMPLE_COPY_COLUMNS, SAMPLE_COPY_COLUMNS_DDL } from './sample-copy.js';
+import { ENSURE_USERS_SQL } from './setup.js';
 
 /** A staging table: its name and the columns a COPY row carries, in order. */
 export interface StagingTable {
@@ -82,22 +83,22 @@ export async function missingWritePrivileges(db: pg.ClientBase | pg.Pool): Promi
 }
 
 /**
- * Records the batch id for the user in the batch's own transaction; false
- * when it is stored already (a replay: the caller stores nothing). A second
- * upload of the same id while the first runs waits here for its outcome.
+ * Opens a batch in one statement (one round trip, where three cost a small
+ * batch a tenth of its time): the user made on first sight, with the empty
+ * profile the protocol gives a new user, and the batch id recorded in the
+ * batch's own transaction. False when the id is stored already (a replay:
+ * the caller stores nothing); a second upload of the same id while the first
+ * runs waits here for its outcome.
  */
-export async function reserveBatch(client: pg.ClientBase, userId: string, batchId: string, sampleCount: number, nowMs: number): Promise<boolean> {
+export async function openBatch(client: pg.ClientBase, userId: string, batchId: string, sampleCount: number, nowMs: number): Promise<boolean> {
   const { rowCount } = await client.query(
-    `INSERT INTO upload_batches (user_id, received_at_ms, sample_count, batch_id) VALUES ($1, $2, $3, $4)
+    `WITH new_user AS (${ENSURE_USERS_SQL}),
+          new_profile AS (INSERT INTO profiles (user_id) SELECT unnest($1::uuid[]) ON CONFLICT (user_id) DO NOTHING)
+     INSERT INTO upload_batches (user_id, received_at_ms, sample_count, batch_id) SELECT unnest($1::uuid[]), $2, $3, $4
      ON CONFLICT (user_id, batch_id) WHERE batch_id IS NOT NULL DO NOTHING`,
-    [userId, nowMs, sampleCount, batchId],
+    [[userId], nowMs, sampleCount, batchId],
   );
   return rowCount === 1;
-}
-
-/** The protocol creates a user with an empty profile on first sight. */
-export async function ensureProfileRow(client: pg.ClientBase, userId: string): Promise<void> {
-  await client.query('INSERT INTO profiles (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING', [userId]);
 }
 
 const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');

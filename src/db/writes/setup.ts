@@ -30,9 +30,12 @@ export async function storedTimeZone(db: Queryable): Promise<string | null> {
   return rows[0]?.value ?? null;
 }
 
+/** Creates the users ($1, uuid[]) not seen before, first seen at $2 (epoch ms): a statement other writers' statements embed. */
+export const ENSURE_USERS_SQL = 'INSERT INTO users (user_id, created_at_ms) SELECT unnest($1::uuid[]), $2 ON CONFLICT (user_id) DO NOTHING';
+
 /** Creates the users not seen before, first seen at `nowMs`. */
 export async function ensureUsers(db: Queryable, userIds: readonly string[], nowMs: number): Promise<void> {
-  await db.query('INSERT INTO users (user_id, created_at_ms) SELECT unnest($1::uuid[]), $2 ON CONFLICT (user_id) DO NOTHING', [userIds, nowMs]);
+  await db.query(ENSURE_USERS_SQL, [userIds, nowMs]);
 }
 
 export interface SourceName {
