@@ -19,7 +19,7 @@ import { ingestErrors } from './errors.js';
 function inflateChunkBytes(compressedBytes: number | null): number {
   const most = 128 << 10;
   const least = 16 << 10;
-  if (compressedBytes === null) return most;
+  if (compressedBytes === null || !Number.isFinite(compressedBytes)) return most;
   return Math.min(most, Math.max(least, compressedBytes * 8));
 }
 
