@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { CHUNK_CHARS } from '../src/export/pump.js';
+import { acquireExportSlot } from '../src/export/slots.js';
 import { BULK, BULK_ROWS, BULK_START, DAY, HEART, TEMP, at, exportFixture } from './support/export-fixture.js';
 import { waitFor } from './support/faults.js';
 
@@ -106,5 +107,50 @@ describe('streaming and slots', () => {
     for (const size of rows.slice(0, -1)) assert.ok(size >= CHUNK_CHARS && size < CHUNK_CHARS + longestRow, `a chunk of ${size} bytes`);
     assert.ok(rows[rows.length - 1] < CHUNK_CHARS + longestRow);
     assert.ok(rows.length >= Math.floor((data.join('').length - sizes[0]) / (CHUNK_CHARS + longestRow)), `${rows.length} chunks`);
+  });
+});
+
+describe('a slot given back', () => {
+  test('a connection released inside its transaction (an export cut short after its COPY ended) never returns to the pool', async () => {
+    // One connection: whatever the pool hands out next is the released one, unless it was closed.
+    const pool = new pg.Pool({ connectionString: fixture.db.url, max: 1 });
+    try {
+      const slot = await acquireExportSlot(pool);
+      assert.ok(slot);
+      const exportPid = (await slot.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      await slot.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await slot.client.query('SELECT count(*) FROM samples');
+      await slot.release();
+      assert.equal(await advisoryLocks(), 0, 'the slot is free');
+      const next = await pool.connect();
+      try {
+        assert.equal(next.getTransactionStatus(), 'I');
+        const { rows } = await next.query<{ pid: number; open: number }>(
+          `SELECT pg_backend_pid() AS pid,
+                  (SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%') AS open`,
+        );
+        assert.notEqual(rows[0].pid, exportPid, 'a new session, not the export’s');
+        assert.equal(rows[0].open, 0, 'no session left idle in transaction');
+      } finally {
+        next.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('a connection outside a transaction goes back to the pool as it is', async () => {
+    const pool = new pg.Pool({ connectionString: fixture.db.url, max: 1 });
+    try {
+      const slot = await acquireExportSlot(pool);
+      assert.ok(slot);
+      const exportPid = (await slot.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      await slot.release();
+      assert.equal(await advisoryLocks(), 0, 'the slot is free');
+      const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      assert.equal(rows[0].pid, exportPid);
+    } finally {
+      await pool.end();
+    }
   });
 });

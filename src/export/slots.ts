@@ -3,9 +3,9 @@
 // export's own connection and held for the export's life (a per-process
 // counter would allow two per process). The connection then runs the
 // export's COPY (a COPY cut short is cancelled from another connection).
-// Releasing unlocks and returns the connection; when that fails or hangs, or
-// the connection was already closed, the connection is destroyed instead, and
-// its session's end frees the lock.
+// Releasing unlocks and returns the connection; when that fails or hangs, the
+// connection was already closed, or it is still inside a transaction, the
+// connection is destroyed instead, and its session's end frees the lock.
 import type pg from 'pg';
 import { cancelSession, claimExportSlot, releaseExportSlot } from '../db/queries/export.js';
 import { describeError, log } from '../log.js';
@@ -64,6 +64,13 @@ async function unlockAndReturn(client: pg.PoolClient, slot: number): Promise<voi
   });
   try {
     await Promise.race([unlock, timeout]);
+    // An export cut short between its BEGIN and COMMIT (the client gone once the COPY had ended, so there was
+    // nothing to cancel) left its transaction open: such a connection never goes back to the pool, where it
+    // would sit idle in transaction and hand its old snapshot to the next export.
+    if (client.getTransactionStatus() !== 'I') {
+      client.release(new Error('the export ended inside its transaction'));
+      return;
+    }
     client.release();
   } catch (error) {
     unlock.catch(() => {});
