@@ -111,6 +111,25 @@ describe('streaming and slots', () => {
 });
 
 describe('a slot given back', () => {
+  test('a samples export cut short by its client ends its transaction: the connection goes back to the pool, no warning', async () => {
+    const bulkCsv = `format=csv&dataset=samples&type=${BULK}&start=${BULK_START}&end=${BULK_START + 30 * DAY}`;
+    const before = fixture.server.output().length;
+    for (let i = 0; i < 3; i++) {
+      const exp = rawExport(bulkCsv, { pauseAtHead: true });
+      await exp.headSeen;
+      exp.hangUp();
+      assert.equal((await exp.finished).clean, false);
+      await waitFor('the slot back', async () => (await advisoryLocks()) === 0);
+    }
+    assert.equal((await fetchRaw(`format=csv&dataset=samples&type=${HEART}&start=${at('2026-01-10T10:00Z')}&end=${at('2026-01-10T10:01Z')}`)).status, 200);
+    const logged = fixture.server.output().slice(before);
+    assert.doesNotMatch(logged, /released by closing its connection/);
+    const [sessions] = await fixture.db.query<{ open: number }>(
+      `SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    assert.equal(sessions.open, 0);
+  });
+
   test('a connection released inside its transaction (an export cut short after its COPY ended) never returns to the pool', async () => {
     // One connection: whatever the pool hands out next is the released one, unless it was closed.
     const pool = new pg.Pool({ connectionString: fixture.db.url, max: 1 });

@@ -69,12 +69,19 @@ async function writeRows(plan: ExportPlan, { client, cancel }: Pick<ExportSlot, 
     case 'samples': {
       const typeId = await sampleTypeId(client, plan.sampleType);
       if (typeId === null) return;
-      // The names and the rows from one snapshot: a source written meanwhile has its name. A failure leaves the
-      // transaction open or aborted: the slot's release then closes the connection (src/export/slots.ts).
+      // The names and the rows from one snapshot: a source written meanwhile has its name.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const lines = new SampleLineWriter(plan.format, plan.sampleType, await allSourceNames(client));
-      await pumpCopy(copyOut(client, samplesCopySql(userId, typeId, start, end)), cancel, (chunk, emit) => lines.push(chunk, emit), sink);
-      await client.query('COMMIT');
+      try {
+        const lines = new SampleLineWriter(plan.format, plan.sampleType, await allSourceNames(client));
+        await pumpCopy(copyOut(client, samplesCopySql(userId, typeId, start, end)), cancel, (chunk, emit) => lines.push(chunk, emit), sink);
+        await client.query('COMMIT');
+      } catch (error) {
+        // A file cut short (its client gone, a limit): the transaction ends here, queued behind the cancelled
+        // COPY and before the slot's release, which then gives the connection back. Not awaited: when it
+        // cannot end, the release closes the connection instead (src/export/slots.ts).
+        client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
       return;
     }
     case 'workouts': {

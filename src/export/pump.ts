@@ -65,7 +65,12 @@ export async function pumpCopy(
     if (finished || stopped) return;
     stopped = true;
     cancel().catch(() => {}); // a connection that died ends the COPY anyway
+    // Drop the rest, whoever still listens: with a 'data' listener the stream flows again whenever its last
+    // 'readable' listener goes. resume() alone did not last: a read under way (moreRows) re-attached its
+    // 'readable' listener and, on leaving, left the stream neither flowing nor read, so the COPY's error was
+    // never read and the connection hung until the slot's release timed out (5 s).
     copy.removeAllListeners('readable');
+    copy.on('data', () => {});
     copy.resume();
   };
   if (sink.signal.aborted) stop();
