@@ -40,25 +40,27 @@ export async function acquireExportSlot(pool: pg.Pool): Promise<ExportSlot | nul
   const held = slot;
   let released: Promise<void> | null = null;
   let closed = false;
+  /** A cancel on its way: the connection goes back only once it has arrived, so it cannot hit the next export's query. */
+  let cancelling: Promise<void> = Promise.resolve();
   const onEnd = () => (closed = true);
   client.once('end', onEnd);
   return {
     slot: held,
     client,
-    cancel: () => cancelSession(pool, pid),
+    cancel: () => (cancelling = cancelSession(pool, pid)),
     release() {
       if (!released) {
         client.off('end', onEnd);
-        released = closed ? Promise.resolve(client.release(new Error('the export connection was closed'))) : unlockAndReturn(client, held);
+        released = closed ? Promise.resolve(client.release(new Error('the export connection was closed'))) : unlockAndReturn(client, held, cancelling);
       }
       return released;
     },
   };
 }
 
-async function unlockAndReturn(client: pg.PoolClient, slot: number): Promise<void> {
+async function unlockAndReturn(client: pg.PoolClient, slot: number, cancelling: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const unlock = releaseExportSlot(client, slot);
+  const unlock = cancelling.catch(() => {}).then(() => releaseExportSlot(client, slot));
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('releasing the export slot timed out')), RELEASE_TIMEOUT_MS);
   });
