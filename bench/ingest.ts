@@ -185,7 +185,7 @@ const NOTES = `How to read it:
   3.1–5.2 ms of CPU on a one-sample batch, 18 % of it garbage collection, as each batch took a 256 KiB chunk buffer and a 128 KiB
   inflater buffer (V8 collects by external memory too), and eight round trips to PostgreSQL. Now a chunk starts at 16 KiB and grows,
   the inflater's buffer follows the body's size, the user, profile and batch id are one statement and the chunk's savepoint is left to
-  the commit: 1.3–1.5 ms of server CPU and 3.2–3.6 ms end to end for a one-sample batch (4.4–5.0 ms before), and backfill 71–75k
+  the commit: 1.3–1.5 ms of server CPU and 3.2–3.6 ms end to end for a one-sample batch (4.4–6.3 ms for the build before, in four rounds run beside the others), and backfill 71–75k
   samples/s against 59–72k for the build before, run beside it.
 - Backfill still misses: PostgreSQL alone spends ~10–12 µs a sample on it (its baseline row), so at 100,000 samples/s it holds about
   1.1 of the 2 cores, and the server, at ~9–10 µs a sample (JSON.parse of each line about 30 % of it, from a profile:
