@@ -7,7 +7,9 @@
 // chosen by X-User-ID; and the optional reads the app calls.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -66,6 +68,49 @@ describe('concurrency', () => {
     const rows = await db.query(`SELECT uuid::text, value FROM samples WHERE uuid::text LIKE '00000015-%' ORDER BY start_ms`);
     assert.equal(rows.length, 12);
     assert.deepEqual(rows.slice(0, 2), [{ uuid: uuid(0x15, 1).toLowerCase(), value: 55 }, { uuid: uuid(0x15, 2).toLowerCase(), value: 56 }]);
+  });
+
+  test('a batch refused while a chunk of it is still being stored answers only once that chunk is done: nothing of it runs after its rollback', async () => {
+    // The chunk's path: its COPY refused (a sample stored already), its rows staged, then moved — where the move waits
+    // on a sample another transaction holds. Meanwhile the line after the chunk refuses the batch.
+    const stored = heartRate(uuid(0x16, 1), T - 8 * DAY, 55);
+    assert.equal((await ok(batch({ samples: [stored] }))).accepted, 1);
+    const held = heartRate(uuid(0x16, 2), T - 8 * DAY + 1000, 56);
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    let answered = false;
+    try {
+      await locker.query('BEGIN');
+      await locker.query(
+        `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value)
+         SELECT $1, $2, type_id, $3, $3, 56 FROM sample_types WHERE identifier = 'HKQuantityTypeIdentifierHeartRate'`,
+        [SYNC_USER, held.uuid.toLowerCase(), held.start],
+      );
+      const chunk = [stored, held, ...Array.from({ length: 4998 }, (_, i) => heartRate(uuid(0x16, 10 + i), T - 8 * DAY + (2 + i) * 1000, 57))];
+      const pending = postBatch(server.ingestUrl, batch({ samples: chunk }) + JSON.stringify(heartRate(uuid(0x16, 9999), T, 58)) + '\n');
+      void pending.then(() => (answered = true), () => (answered = true));
+      // The move is under way inside the batch's transaction (it waits on the held sample) ...
+      await waitFor('the chunk waiting on the held sample', async () => {
+        const [row] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'healthd-ingest' AND wait_event_type = 'Lock'`,
+        );
+        return row.n === 1;
+      });
+      // ... and the refusal has not gone out before it.
+      assert.equal(answered, false, 'the refusal waits for the chunk');
+      await locker.query('ROLLBACK');
+      const answer = await pending;
+      assert.equal(answer.status, 400);
+      assert.match(answer.body.error, /more lines than the header declared/);
+    } finally {
+      await locker.end();
+    }
+    const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM samples WHERE uuid::text LIKE '00000016-%'`);
+    assert.equal(row.n, 1, 'only the sample stored before');
+    const [open] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    assert.equal(open.n, 0);
   });
 
   test('one batch id sent twice at once: one stores it, the other is its replay', async () => {

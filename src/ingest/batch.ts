@@ -189,6 +189,17 @@ class BatchWriter {
     this.profile = profileSnapshot(line);
   }
 
+  /**
+   * Resolves once the statements under way on the session have ended (a
+   * chunk is stored while the next is read, in several statements). A failed
+   * batch waits for this before its rollback: a statement issued after the
+   * rollback would run outside the transaction, or on the session's next
+   * batch once it is back in the pool.
+   */
+  settled(): Promise<void> {
+    return this.staging.idle();
+  }
+
   /** Moves everything staged into the storage tables; deletions last. */
   async commitRows(nowMs: number): Promise<Omit<BatchCounts, 'duplicates'>> {
     const { client, userId, staging } = this;
@@ -273,6 +284,7 @@ function asAnswer(error: unknown, userId: string): ApiError {
 export async function storeBatch(store: BatchStore, request: BatchRequest): Promise<BatchCounts> {
   const { userId, lines } = request;
   let client: pg.PoolClient | null = null;
+  let writer: BatchWriter | null = null;
   let began = false;
   try {
     const first = await next(lines);
@@ -291,7 +303,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     await client.query('BEGIN');
     began = true;
     const fresh = await openBatch(client, userId, header.batchId, header.sampleCount, nowMs);
-    const writer = fresh ? new BatchWriter(client, store, userId) : null;
+    writer = fresh ? new BatchWriter(client, store, userId) : null;
     await readLines(lines, header, writer);
     if (writer === null) {
       await client.query('ROLLBACK');
@@ -304,6 +316,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     return { ...counts, duplicates: header.sampleCount - counts.accepted };
   } catch (error) {
     if (began && client) {
+      await writer?.settled();
       try {
         await client.query('ROLLBACK');
         began = false;

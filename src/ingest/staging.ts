@@ -45,6 +45,11 @@ export class Staging {
     this.working.catch(() => {});
   }
 
+  /** Resolves once the work under way has ended, however it ended: nothing of this batch runs on the session after. */
+  async idle(): Promise<void> {
+    await this.working.catch(() => {});
+  }
+
   /** Whether any row went into `name` in this batch. */
   has(name: StagingName): boolean {
     const p = this.pending.get(name);
