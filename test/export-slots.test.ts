@@ -6,9 +6,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { CHUNK_CHARS } from '../src/export/pump.js';
-import { acquireExportSlot } from '../src/export/slots.js';
+import { acquireExportSlot, type ExportSlot } from '../src/export/slots.js';
 import { BULK, BULK_ROWS, BULK_START, DAY, HEART, TEMP, at, exportFixture } from './support/export-fixture.js';
-import { waitFor } from './support/faults.js';
+import { sessionsIdleInTransaction, waitFor } from './support/faults.js';
 
 const fixture = exportFixture();
 const { fetchRaw, advisoryLocks, rawExport } = fixture;
@@ -124,19 +124,24 @@ describe('a slot given back', () => {
     assert.equal((await fetchRaw(`format=csv&dataset=samples&type=${HEART}&start=${at('2026-01-10T10:00Z')}&end=${at('2026-01-10T10:01Z')}`)).status, 200);
     const logged = fixture.server.output().slice(before);
     assert.doesNotMatch(logged, /released by closing its connection/);
-    const [sessions] = await fixture.db.query<{ open: number }>(
-      `SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
-    );
-    assert.equal(sessions.open, 0);
+    assert.equal(await sessionsIdleInTransaction(fixture.db.adminUrl, fixture.db.name), 0);
   });
 
-  test('a connection released inside its transaction (an export cut short after its COPY ended) never returns to the pool', async () => {
-    // One connection: whatever the pool hands out next is the released one, unless it was closed.
+  /** A slot on a pool of one connection (what the pool hands out next is the released one, unless it was closed), and its session's pid. */
+  async function slotOnOneConnection(use: (pool: pg.Pool, slot: ExportSlot, pid: number) => Promise<void>): Promise<void> {
     const pool = new pg.Pool({ connectionString: fixture.db.url, max: 1 });
     try {
       const slot = await acquireExportSlot(pool);
       assert.ok(slot);
-      const exportPid = (await slot.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const { rows } = await slot.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await use(pool, slot, rows[0].pid);
+    } finally {
+      await pool.end();
+    }
+  }
+
+  test('a connection released inside its transaction (an export cut short after its COPY ended) never returns to the pool', async () => {
+    await slotOnOneConnection(async (pool, slot, exportPid) => {
       await slot.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       await slot.client.query('SELECT count(*) FROM samples');
       await slot.release();
@@ -144,32 +149,21 @@ describe('a slot given back', () => {
       const next = await pool.connect();
       try {
         assert.equal(next.getTransactionStatus(), 'I');
-        const { rows } = await next.query<{ pid: number; open: number }>(
-          `SELECT pg_backend_pid() AS pid,
-                  (SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%') AS open`,
-        );
+        const { rows } = await next.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
         assert.notEqual(rows[0].pid, exportPid, 'a new session, not the export’s');
-        assert.equal(rows[0].open, 0, 'no session left idle in transaction');
       } finally {
         next.release();
       }
-    } finally {
-      await pool.end();
-    }
+      assert.equal(await sessionsIdleInTransaction(fixture.db.adminUrl, fixture.db.name), 0, 'no session left idle in transaction');
+    });
   });
 
   test('a connection outside a transaction goes back to the pool as it is', async () => {
-    const pool = new pg.Pool({ connectionString: fixture.db.url, max: 1 });
-    try {
-      const slot = await acquireExportSlot(pool);
-      assert.ok(slot);
-      const exportPid = (await slot.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    await slotOnOneConnection(async (pool, slot, exportPid) => {
       await slot.release();
       assert.equal(await advisoryLocks(), 0, 'the slot is free');
       const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       assert.equal(rows[0].pid, exportPid);
-    } finally {
-      await pool.end();
-    }
+    });
   });
 });

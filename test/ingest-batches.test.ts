@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
-import { waitFor } from './support/faults.js';
+import { sessionsIdleInTransaction, waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -107,10 +107,7 @@ describe('concurrency', () => {
     }
     const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM samples WHERE uuid::text LIKE '00000016-%'`);
     assert.equal(row.n, 1, 'only the sample stored before');
-    const [open] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
-    );
-    assert.equal(open.n, 0);
+    assert.equal(await sessionsIdleInTransaction(db.adminUrl, db.name), 0);
   });
 
   test('one batch id sent twice at once: one stores it, the other is its replay', async () => {

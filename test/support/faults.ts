@@ -183,6 +183,21 @@ export interface SessionCounts {
   exportSlots: number;
 }
 
+/** Sessions on one database, of any application, left inside a transaction. */
+export async function sessionsIdleInTransaction(adminUrl: string, database: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
+      [database],
+    );
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
 export async function sessionCounts(adminUrl: string, database: string): Promise<SessionCounts> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
