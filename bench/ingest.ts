@@ -20,15 +20,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { freePort, startEmbeddedDatabase } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { writeUuidText } from '../src/core/uuid.js';
-import { skipForeignKeyChecks } from '../src/db/writes/bulk-load.js';
+import { copyWhole, skipForeignKeyChecks } from '../src/db/writes/bulk-load.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, copySampleRowsSql, sampleRowMaxBytes, writeSampleRow } from '../src/db/writes/sample-copy.js';
 import { registerSources, registerTypes } from '../src/db/writes/setup.js';
 import { clusterCpuMs, postmasterPid, processCpuMs } from './lib/cpu.js';
@@ -145,9 +143,7 @@ async function copyBaseline(adminUrl: string, batches: Sample[][], connections: 
           while (next < bytes.length) {
             const batch = bytes[next++];
             await client.query('BEGIN');
-            const copy = client.query(copyFrom(copySampleRowsSql('samples')));
-            copy.end(batch);
-            await finished(copy);
+            await copyWhole(client, copySampleRowsSql('samples'), batch);
             await client.query('COMMIT');
           }
         }),

@@ -96,9 +96,12 @@ async function superuserPassword(dir: string): Promise<string> {
 /** Longest Unix socket path the kernel takes (sun_path holds 108 bytes with the NUL). */
 const MAX_SOCKET_PATH = 107;
 
+/** The socket PostgreSQL makes for `port` in `directory`. */
+const socketFile = (directory: string, port: number): string => join(directory, `.s.PGSQL.${port}`);
+
 /** The directory the cluster of `databaseDir` puts its socket in; null when the socket's path would be too long (TCP only). */
 function socketDirectory(databaseDir: string, port: number): string | null {
-  return join(databaseDir, `.s.PGSQL.${port}`).length <= MAX_SOCKET_PATH ? databaseDir : null;
+  return socketFile(databaseDir, port).length <= MAX_SOCKET_PATH ? databaseDir : null;
 }
 
 /**
@@ -111,7 +114,7 @@ export function embeddedUrl(dir: string, port: number, user: string, password: s
   url.username = user;
   url.password = password;
   const socket = socketDirectory(join(resolve(dir), 'pg'), port);
-  if (socket !== null && lstatSync(join(socket, `.s.PGSQL.${port}`), { throwIfNoEntry: false })?.isSocket()) url.searchParams.set('host', socket);
+  if (socket !== null && lstatSync(socketFile(socket, port), { throwIfNoEntry: false })?.isSocket()) url.searchParams.set('host', socket);
   return url.toString();
 }
 
@@ -125,8 +128,8 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   await letPostgresUserReach(databaseDir, log);
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  /** PostgreSQL's own lines while it starts: the reason when it does not. */
-  let startLines: string[] = [];
+  /** PostgreSQL's own lines while it starts (the reason when it does not); null once it runs. */
+  let startLines: string[] | null = null;
   const cluster = (socket: string | null) =>
     new EmbeddedPostgres({
       databaseDir,
@@ -146,21 +149,22 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
         ...(options.unsafeFast ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
       ],
       onLog: (message: unknown) => {
-        if (startLines.length < 50) startLines.push(String(message).trim());
+        if (startLines !== null && startLines.length < 50) startLines.push(String(message).trim());
       },
       onError: (message: unknown) => log(`embedded database: ${String(message).trim()}`),
     });
   const start = async (socket: string | null) => {
     const pg = cluster(socket);
-    startLines = [];
+    const lines: string[] = [];
+    startLines = lines;
     try {
       await pg.start();
     } catch {
-      const lines = startLines.flatMap((chunk) => chunk.split('\n')).map((line) => line.replace(/^\S+ \S+ \S+ \[\d+\] /, '').trim());
-      const reasons = lines.filter((line) => /^(FATAL|ERROR|PANIC)|could not/.test(line));
-      throw new Error(`the embedded database did not start: ${(reasons.length > 0 ? reasons : lines.slice(-3)).join('; ').slice(0, 600) || 'PostgreSQL exited'}`);
+      const said = lines.flatMap((chunk) => chunk.split('\n')).map((line) => line.replace(/^\S+ \S+ \S+ \[\d+\] /, '').trim());
+      const reasons = said.filter((line) => /^(FATAL|ERROR|PANIC)|could not/.test(line));
+      throw new Error(`the embedded database did not start: ${(reasons.length > 0 ? reasons : said.slice(-3)).join('; ').slice(0, 600) || 'PostgreSQL exited'}`);
     } finally {
-      startLines = [];
+      startLines = null;
     }
     return pg;
   };

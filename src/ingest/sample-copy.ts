@@ -15,10 +15,9 @@
 // The next chunk is parsed while PostgreSQL takes one; the chunk's work is
 // queued on the session behind the batch's other COPYs (staging.ts), so no
 // other statement runs inside its savepoint.
-import { finished } from 'node:stream/promises';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { writeUuidText } from '../core/uuid.js';
+import { copyWhole } from '../db/writes/bulk-load.js';
 import { insertStagedSamples, moveStagedSamples, STAGING } from '../db/writes/ingest.js';
 import {
   BINARY_COPY_HEADER,
@@ -51,12 +50,6 @@ const DIRECT_SQL = copySampleRowsSql('samples');
 const STAGED_SQL = copySampleRowsSql(STAGING.samples.table);
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown }).code;
-
-async function copyIn(client: pg.ClientBase, sql: string, bytes: Buffer): Promise<void> {
-  const stream = client.query(copyFrom(sql));
-  stream.end(bytes);
-  await finished(stream);
-}
 
 export class SampleCopy {
   /** The chunk being filled; the one before may still be stored from `other` (made once a batch needs two). */
@@ -129,18 +122,18 @@ export class SampleCopy {
 
   private async store(bytes: Buffer, rows: number, inOrder: boolean): Promise<void> {
     if (!inOrder) {
-      await copyIn(this.client, STAGED_SQL, bytes);
+      await copyWhole(this.client, STAGED_SQL, bytes);
       this.stagedLater = true;
       return;
     }
     await this.client.query(`SAVEPOINT ${SAVEPOINT}`);
     try {
-      await copyIn(this.client, DIRECT_SQL, bytes);
+      await copyWhole(this.client, DIRECT_SQL, bytes);
       this.created += rows;
     } catch (error) {
       if (codeOf(error) !== UNIQUE_VIOLATION) throw error;
       await this.client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-      await copyIn(this.client, STAGED_SQL, bytes);
+      await copyWhole(this.client, STAGED_SQL, bytes);
       this.created += await moveStagedSamples(this.client);
     }
     // Not released: the commit ends it with the batch, and a RELEASE would be one more round trip a chunk.

@@ -92,7 +92,6 @@ export interface IngestServer {
   readonly inFlight: number;
 }
 
-
 /**
  * Whether the rest of a body an answer leaves unread is worth waiting for
  * instead of closing: uWS reads and drops it after the answer (then serves the

@@ -2,9 +2,8 @@
 // (src/db/writes/ingest.ts STAGING): encoded as COPY text rows, held until a
 // table has INGEST.stagingRows of them, then COPYed in, so a batch of any size
 // holds at most a few thousand rows in memory.
-import { finished } from 'node:stream/promises';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { copyWhole } from '../db/writes/bulk-load.js';
 import { copyStagingSql, STAGING, type StagingName } from '../db/writes/ingest.js';
 import { INGEST } from '../limits.js';
 
@@ -74,11 +73,7 @@ export class Staging {
     p.staged += p.rows;
     p.rows = 0;
     // Not awaited here: the batch's next lines are parsed while PostgreSQL takes these.
-    await this.queue(() => {
-      const stream = this.client.query(copyFrom(copyStagingSql(STAGING[name])));
-      stream.end(text);
-      return finished(stream);
-    });
+    await this.queue(() => copyWhole(this.client, copyStagingSql(STAGING[name]), text));
   }
 
   /** COPYs whatever is still queued, and waits for all the work. */

@@ -1,13 +1,22 @@
 // What the bulk writers (the importer's sample lanes, the demo's COPY
-// connections) share: the COPY statements of the storage contract's tables,
-// and skipping the per-row foreign-key checks on a session whose rows only
+// connections, the sync receiver) share: the COPY statements of the storage
+// contract's tables, a COPY of data already whole, and skipping the per-row foreign-key checks on a session whose rows only
 // carry ids it has just read back from the referenced tables.
+import { finished } from 'node:stream/promises';
 import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 
 /** `COPY table (columns) FROM STDIN` in PostgreSQL's text or binary format. */
 export function copyFromStdinSql(table: string, columns: readonly string[], format: 'text' | 'binary'): string {
   const quoted = columns.map((c) => `"${c}"`).join(', ');
   return `COPY ${table} (${quoted}) FROM STDIN${format === 'binary' ? ' WITH (FORMAT binary)' : ''}`;
+}
+
+/** Runs `sql` (a COPY … FROM STDIN) with `data`, all of it at hand; resolves once PostgreSQL took it. */
+export async function copyWhole(client: pg.ClientBase, sql: string, data: Buffer | string): Promise<void> {
+  const stream = client.query(copyFrom(sql));
+  stream.end(data);
+  await finished(stream);
 }
 
 /**
