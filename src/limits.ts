@@ -168,6 +168,15 @@ export const INGEST = {
   linesTotal: 200_000,
   /** Points in one route or series line. */
   pointsPerLine: 4_000,
+  /**
+   * Characters of a name the store indexes: a type identifier, a source's name
+   * and device, a workout's activity type. Real ones are under 100; past a few
+   * hundred a name no longer fits a PostgreSQL index entry (2,704 bytes), which
+   * would refuse the batch on every retry.
+   */
+  nameChars: 255,
+  /** A bucket's `intervalValue`: PostgreSQL's integer. */
+  intervalValueMax: 2_147_483_647,
   /** Route points, and series points, in one batch. */
   pointsPerBatch: 100_000,
   /** `GET /v1/uuids` range, in 24-hour days. */

@@ -246,6 +246,15 @@ describe('aggregates, rings and profile', () => {
   });
 });
 
+test('optional fields sent as null read as absent (FACTS.md §7): a sample\'s end, the header\'s counts, a context\'s tzdbVersion', async () => {
+  const context = { timeZoneID: 'Europe/Berlin', utcOffsetSeconds: 7200, source: 'device', confidence: 'high', tzdbVersion: null };
+  const sample = { ...heartRate(uuid(0x50, 1), T + 5 * DAY, 70), end: null, startContext: context };
+  const answer = await ok(batch({ samples: [sample] }, { deletionCount: null, routeCount: null, profileCount: null }));
+  assert.equal(answer.accepted, 1);
+  const rows = await db.query(`SELECT start_ms::float8 AS start, end_ms::float8 AS end FROM samples WHERE uuid = $1`, [uuid(0x50, 1).toLowerCase()]);
+  assert.deepEqual(rows, [{ start: T + 5 * DAY, end: T + 5 * DAY }]);
+});
+
 describe('users and the optional reads', () => {
   test('X-User-ID names the user, created on first sight with an empty profile; /v1/users counts its batches', async () => {
     await ok(batch({ samples: [heartRate(uuid(0x30, 1), T, 61), heartRate(uuid(0x30, 2), T + 1000, 62)] }), { 'x-user-id': OTHER.toUpperCase() });
@@ -278,6 +287,13 @@ describe('users and the optional reads', () => {
     const xor = Buffer.alloc(16);
     for (const id of [uuid(0x30, 1), uuid(0x30, 2)]) Buffer.from(id.replace(/-/g, ''), 'hex').forEach((byte, i) => (xor[i] ^= byte));
     assert.deepEqual(digest.body, [{ window: Date.UTC(2024, 5, 1), rows: 2, digest: xor.toString('hex') }]);
+    // Fractions are accepted wherever a timestamp appears (FACTS.md §7), here too: [from, to) as sent.
+    const fractional = await getIngest(server.ingestUrl, `/v1/uuids?type=HKQuantityTypeIdentifierHeartRate&from=${T}.5&to=${T + 1000}.5`, { headers: { 'x-user-id': OTHER } });
+    assert.deepEqual([fractional.status, fractional.body], [200, { uuids: [uuid(0x30, 2)] }]);
+    const below = await getIngest(server.ingestUrl, `/v1/uuids?type=HKQuantityTypeIdentifierHeartRate&from=${T - 1}.5&to=${T + 1000}`, { headers: { 'x-user-id': OTHER } });
+    assert.deepEqual([below.status, below.body], [200, { uuids: [uuid(0x30, 1)] }]);
+    const fractionalDigest = await getIngest(server.ingestUrl, `/v1/digest?type=HKQuantityTypeIdentifierHeartRate&from=0.5&to=${T + DAY}.25`, { headers: { 'x-user-id': OTHER } });
+    assert.deepEqual([fractionalDigest.status, fractionalDigest.body], [200, digest.body]);
     const unknown = await getIngest(server.ingestUrl, `/v1/digest?type=HKQuantityTypeIdentifierNope&from=0&to=${T}`);
     assert.deepEqual([unknown.status, unknown.body], [200, []]);
     const missing = await getIngest(server.ingestUrl, `/v1/digest?type=HKQuantityTypeIdentifierHeartRate&from=0`);

@@ -35,6 +35,20 @@ async function refused(body: string | Buffer, status: number, message: RegExp | 
   else assert.match(answer.body.error, message);
 }
 
+/** One request written by hand (headers fetch would merge or drop), answered with the raw reply. */
+function rawPost(extraHeaders: string[], body: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(new URL(server.ingestUrl).port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(text));
+    setTimeout(() => socket.destroy(), 3_000);
+    const head = [`POST /v1/batches HTTP/1.1`, 'Host: x', `Authorization: Bearer ${UPLOAD_TOKEN}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`, ...extraHeaders];
+    socket.end(head.join('\r\n') + '\r\n\r\n' + body);
+  });
+}
+
 describe('tokens and headers', () => {
   test('a missing, wrong or read token is 401 with WWW-Authenticate', async () => {
     for (const token of [null, 'wrong-token-0123456789', TEST_TOKEN]) {
@@ -62,6 +76,19 @@ describe('tokens and headers', () => {
   test('a malformed X-User-ID or X-Wake-ID is 400', async () => {
     await refused(batch({ samples: [ONE] }), 400, /^X-User-ID must be a uuid$/, { headers: { 'x-user-id': 'ada' } });
     await refused(batch({ samples: [ONE] }), 400, /^X-Wake-ID must be a uuid$/, { headers: { 'x-wake-id': '1234' } });
+  });
+
+  test('an X-User-ID sent empty, or twice, is 400: it never writes into the default user', async () => {
+    const body = batch({ samples: [ONE] });
+    assert.match(await rawPost(['X-User-ID: '], body), /^HTTP\/1\.1 400 [^]*"X-User-ID must be a uuid"/);
+    const other = 'cccccccc-0000-4000-8000-00000000000a';
+    assert.match(await rawPost([`X-User-ID: ${other}`, 'X-User-ID: junk'], body), /^HTTP\/1\.1 400 [^]*"X-User-ID must be given once"/);
+    assert.match(await rawPost([`X-User-ID: ${other}`, `X-User-ID: ${other}`], body), /^HTTP\/1\.1 400 [^]*"X-User-ID must be given once"/);
+  });
+
+  test('a 413 has a well-formed status line (a reason after the code)', async () => {
+    const reply = await rawPost([], batch({ samples: [] }, { sampleCount: 100_001 }));
+    assert.match(reply, /^HTTP\/1\.1 413 Content Too Large\r\n/);
   });
 
   test('an unsupported Content-Encoding is 400', async () => {
@@ -113,7 +140,8 @@ describe('bodies', () => {
   test('line checks name the line and the field', async () => {
     const bad: Array<[object, RegExp]> = [
       [{ ...ONE, start: undefined }, /^line 2: start is required$/],
-      [{ ...ONE, start: 0 }, /^line 2: start must be an epoch-ms timestamp .*not 0$/],
+      [{ ...ONE, start: 0 }, /^line 2: start must be an epoch-ms timestamp from 0001-01-01 to 9999-12-31 \(0 counts as absent\)$/],
+      [{ ...ONE, start: 253402300800000 }, /^line 2: start must be an epoch-ms timestamp from 0001-01-01 to 9999-12-31 \(0 counts as absent\)$/],
       [{ ...ONE, end: 1e20 }, /^line 2: end must be an epoch-ms timestamp/],
       [{ ...ONE, uuid: 'nope' }, /^line 2: uuid must be a uuid/],
       [{ ...ONE, kind: 'activitySummary' }, /^line 2: kind must be one of quantity, category/],
@@ -123,16 +151,31 @@ describe('bodies', () => {
       [{ ...ONE, kind: 'heartbeatSeries', heartbeats: [[0.5, false, 1]] }, /^line 2: heartbeats/],
       [{ ...ONE, metadata: { nested: { no: 1 } } }, /^line 2: metadata/],
       [{ ...ONE, sourceName: 'nul\u0000' }, /^line 2: text must not contain NUL/],
+      // Names the store indexes: past INGEST.nameChars they would not fit an index entry, a 503 on every retry.
+      [{ ...ONE, type: 'HKQuantityTypeIdentifier' + 'x'.repeat(4000) }, new RegExp(`^line 2: type must be a non-empty string of at most ${INGEST.nameChars} characters$`)],
+      [{ ...ONE, sourceName: 'x'.repeat(INGEST.nameChars + 1) }, new RegExp(`^line 2: sourceName must be a string of at most ${INGEST.nameChars} characters, or null$`)],
+      [{ ...ONE, device: 'x'.repeat(4000) }, new RegExp(`^line 2: device must be a string of at most ${INGEST.nameChars} characters, or null$`)],
+      [{ ...ONE, kind: 'workout', workout: { activityType: 'x'.repeat(4000), duration: 1 } }, /^line 2: workout.activityType must be a non-empty string of at most/],
+      // Half a surrogate pair: neither text nor jsonb can hold it (it was a 400 without a field in metadata, and altered in a name).
+      [{ ...ONE, metadata: { note: 'a\ud800b' } }, /^line 2: text must not contain half of a surrogate pair/],
+      [{ ...ONE, sourceName: 'a\udc00' }, /^line 2: text must not contain half of a surrogate pair/],
     ];
     for (const [line, message] of bad) await refused(batch({ samples: [line] }), 400, message);
     await refused(batch({ summaries: [{ date: T, moveMode: 2 }] }), 400, /^line 2: activitySummary.moveMode must be 0, 1 or null$/);
     await refused(batch({ summaries: [{ date: T, localDate: '2024-02-30' }] }), 400, /^line 2: activitySummary.localDate must be a calendar date/);
+    await refused(batch({ summaries: [{ date: T, localDate: '0000-01-01' }] }), 400, /^line 2: activitySummary.localDate must be a calendar date \(YYYY-MM-DD\) from 0001-01-01 to 9999-12-31$/);
+    // A legacy date shifted by its offset past the last storable day.
+    const context = { timeZoneID: 'Pacific/Kiritimati', utcOffsetSeconds: 86_400, source: 'device', confidence: 'high' };
+    await refused(batch({ summaries: [{ date: 253402300799999, temporalContext: context }] }), 400, /^line 2: activitySummary.date must fall on a day from 0001-01-01 to 9999-12-31$/);
+    const bucket = { type: 'HKQuantityTypeIdentifierStepCount', func: 'sum', intervalUnit: 'day', deviceFilter: 'all', bucketStart: T, bucketEnd: T + 1, value: 1 };
+    await refused(batch({ aggregates: [{ ...bucket, intervalValue: 3e9 }] }), 400, new RegExp(`^line 2: aggregate.intervalValue must be an integer from 1 to ${INGEST.intervalValueMax}$`));
+    await refused(batch({ aggregates: [{ ...bucket, intervalValue: 1, type: 'x'.repeat(300) }] }), 400, /^line 2: aggregate.type must be a non-empty string of at most/);
     await refused(batch({ aggregates: [{ type: 'HKQuantityTypeIdentifierStepCount', func: 'median', intervalValue: 1, intervalUnit: 'day', deviceFilter: 'all', bucketStart: T, bucketEnd: T + 1, value: 1 }] }), 400, /^line 2: aggregate.func must be one of/);
     await refused(batch({ aggregates: [{ type: 'HKQuantityTypeIdentifierStepCount', func: 'sum', intervalValue: 1, intervalUnit: 'day', deviceFilter: 'all', bucketStart: T, bucketEnd: T, value: 1 }] }), 400, /^line 2: aggregate.bucketEnd must be after aggregate.bucketStart$/);
     await refused(batch({ routes: [{ workoutUUID: ONE.uuid, points: [{ t: T, lat: 1 }] }] }), 400, /^line 2: route.points\[0\].lon is required$/);
     await refused(batch({ samples: [ONE] }, { batchID: undefined }), 400, /^line 1: header.batchID is required$/);
-    await refused(batch({ samples: [ONE] }, { sampleCount: -1 }), 400, /^line 1: header.sampleCount must be an integer ≥ 0$/);
-    await refused(batch({}, { profileCount: 2 }), 400, /^line 1: header.profileCount must be 0 or 1$/);
+    await refused(batch({ samples: [ONE] }, { sampleCount: -1 }), 400, /^line 1: header.sampleCount must be an integer ≥ 0 or null$/);
+    await refused(batch({}, { profileCount: 2 }), 400, /^line 1: header.profileCount must be 0, 1 or null$/);
   });
 
   test('a refusal early in a large body is answered at once, while the rest is still coming', async () => {

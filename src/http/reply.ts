@@ -7,13 +7,14 @@ import type { ResponseState } from './stream-sink.js';
 
 const REASONS: Record<number, string> = {
   200: 'OK', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  405: 'Method Not Allowed', 413: 'Content Too Large', 429: 'Too Many Requests', 500: 'Internal Server Error',
   503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
 const STATUS_LINES = new Map(Object.entries(REASONS).map(([status, reason]) => [Number(status), `${status} ${reason}`]));
 
-export const statusLine = (status: number): string => STATUS_LINES.get(status) ?? String(status);
+/** What uWS writes after `HTTP/1.1 `: the code, a space and the reason (RFC 9112 wants the space even with no reason). */
+export const statusLine = (status: number): string => STATUS_LINES.get(status) ?? `${status} `;
 
 /** Header names and values, alternating: a set shared by many replies. */
 export type HeaderLines = readonly string[];

@@ -30,6 +30,7 @@ import { ingestErrors } from './errors.js';
 import { describeKind, lineKind, parseHeader, Slots, type BatchHeader, type LineKind } from './framing.js';
 import {
   compile,
+  DAY_RANGE_WORDS,
   refusal,
   SampleOfKind,
   WRAPPED,
@@ -44,7 +45,7 @@ import {
   type SeriesLine,
 } from './lines.js';
 import type { NameIds } from './names.js';
-import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleRowValues, summaryCells, workoutCells } from './rows.js';
+import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleRowValues, summaryCells, summaryDay, workoutCells } from './rows.js';
 import { SampleCopy } from './sample-copy.js';
 import { Staging } from './staging.js';
 
@@ -83,14 +84,32 @@ const KIND_NAMES: ReadonlySet<string> = new Set(Object.keys(SampleOfKind));
 /** Sessions whose staging tables exist already. */
 const prepared = new WeakSet<pg.ClientBase>();
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether a string, or a key or string anywhere inside `value`, holds half of a surrogate pair. */
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  for (const key in value) if (LONE_SURROGATE.test(key) || holdsLoneSurrogate((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 function parseJson(line: Line): unknown {
-  // PostgreSQL text and jsonb cannot hold NUL: refuse it here, never as a 5xx later.
-  if (line.text.includes('\\u0000') && /(^|[^\\])(\\\\)*\\u0000/.test(line.text)) throw ingestErrors.badLine(line.number, 'text must not contain NUL (\\u0000)');
+  // PostgreSQL text and jsonb hold neither NUL nor half a surrogate pair: refuse
+  // them here, never as a 5xx or a silently altered name later. Only an escape
+  // can write either (the body is checked UTF-8), so lines without one skip this.
+  const escapes = line.text.includes('\\u');
+  if (escapes && line.text.includes('\\u0000') && /(^|[^\\])(\\\\)*\\u0000/.test(line.text)) throw ingestErrors.badLine(line.number, 'text must not contain NUL (\\u0000)');
+  let value: unknown;
   try {
-    return JSON.parse(line.text);
+    value = JSON.parse(line.text);
   } catch (error) {
     throw ingestErrors.badLine(line.number, `not valid JSON (${(error as Error).message.slice(0, 100)})`);
   }
+  if (escapes && /\\u[dD][89a-fA-F]/.test(line.text) && holdsLoneSurrogate(value)) {
+    throw ingestErrors.badLine(line.number, 'text must not contain half of a surrogate pair (\\uD800 to \\uDFFF alone)');
+  }
+  return value;
 }
 
 /**
@@ -181,8 +200,14 @@ class BatchWriter {
   }
 
   activitySummary(line: ActivitySummaryLine, number: number): Promise<void> | undefined {
-    if (line.localDate && !isCalendarDate(line.localDate)) throw ingestErrors.badLine(number, 'activitySummary.localDate must be a calendar date (YYYY-MM-DD)');
-    return this.staging.add('summaries', summaryCells(this.seq++, line));
+    const day = summaryDay(line);
+    if (!isCalendarDate(day)) {
+      throw ingestErrors.badLine(
+        number,
+        line.localDate ? `activitySummary.localDate must be a calendar date (YYYY-MM-DD) ${DAY_RANGE_WORDS}` : `activitySummary.date must fall on a day ${DAY_RANGE_WORDS}`,
+      );
+    }
+    return this.staging.add('summaries', summaryCells(this.seq++, day, line));
   }
 
   setProfile(line: ProfileLine): void {
@@ -265,14 +290,19 @@ async function readLines(lines: AsyncIterator<Line>, header: BatchHeader, writer
   if (short) throw ingestErrors.badRequest(short);
 }
 
-const PG_DATA_EXCEPTION = '22';
+/**
+ * SQLSTATE classes that refuse the batch's own values, whenever it is sent:
+ * data exceptions (22) and program limits (54: a value too large for an index
+ * entry). Answered 400, as a 503 would have the app retry them forever.
+ */
+const REFUSED_VALUE_CLASSES = ['22', '54'];
 const QUERY_CANCELED = '57014';
 
 /** An error from storing as the answer: ours as they are; the database's a 503 (transient), or a 400 when it refused a value. */
 function asAnswer(error: unknown, userId: string): ApiError {
   if (error instanceof ApiError) return error;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith(PG_DATA_EXCEPTION)) {
+  if (typeof code === 'string' && REFUSED_VALUE_CLASSES.includes(code.slice(0, 2))) {
     log.warn('batch refused by the database', { userId, ...describeError(error) });
     return ingestErrors.badRequest(`the batch holds a value the database refused (${(error as Error).message.slice(0, 120)})`);
   }

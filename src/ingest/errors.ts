@@ -33,6 +33,7 @@ export const ingestErrors = {
   badGzip: () => new ApiError(400, 'body is not valid gzip (Content-Encoding: gzip)'),
   badEncoding: (value: string) => new ApiError(400, `Content-Encoding ${JSON.stringify(value.slice(0, 40))} is not supported; send gzip or identity`),
   badUserId: () => new ApiError(400, 'X-User-ID must be a uuid'),
+  userIdTwice: () => new ApiError(400, 'X-User-ID must be given once'),
   badWakeId: () => new ApiError(400, 'X-Wake-ID must be a uuid'),
   otherUser: () => new ApiError(403, 'this device token is bound to another user than X-User-ID names'),
   bodyTooLarge: () => new ApiError(413, `body exceeds ${INGEST.compressedBodyBytes / MIB} MiB`),

@@ -7,10 +7,13 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import { INGEST } from '../limits.js';
 
 /** 0001-01-01 and 9999-12-31T23:59:59.999Z, epoch ms (FACTS §7). */
 export const EPOCH_MS_RANGE = { min: -62_135_596_800_000, max: 253_402_300_799_999 } as const;
-const RANGE_WORDS = 'an epoch-ms timestamp from 0001-01-01 to 9999-12-31';
+/** The days a timestamp, and a stored date, may fall on. */
+export const DAY_RANGE_WORDS = 'from 0001-01-01 to 9999-12-31';
+const RANGE_WORDS = `an epoch-ms timestamp ${DAY_RANGE_WORDS}`;
 
 const msg = (message: string) => ({ 'x-message': message });
 const Nullable = <T extends TSchema>(schema: T, message?: string) => Type.Union([schema, Type.Null()], message ? msg(message) : {});
@@ -20,11 +23,15 @@ const EpochMs = Type.Number({ minimum: EPOCH_MS_RANGE.min, maximum: EPOCH_MS_RAN
 /** Required timestamps: 0 counts as absent. */
 const RequiredEpochMs = Type.Union(
   [Type.Number({ minimum: EPOCH_MS_RANGE.min, exclusiveMaximum: 0 }), Type.Number({ exclusiveMinimum: 0, maximum: EPOCH_MS_RANGE.max })],
-  msg(`must be ${RANGE_WORDS}, not 0`),
+  msg(`must be ${RANGE_WORDS} (0 counts as absent)`),
 );
 const NullableEpochMs = Nullable(EpochMs, `must be ${RANGE_WORDS} or null`);
 const NonEmpty = Type.String({ minLength: 1, ...msg('must be a non-empty string') });
 const NullableString = Nullable(Type.String(), 'must be a string or null');
+/** A name the store indexes (a type, a source, an activity type): short enough for its index. */
+const NAME_WORDS = `of at most ${INGEST.nameChars} characters`;
+const Name = Type.String({ minLength: 1, maxLength: INGEST.nameChars, ...msg(`must be a non-empty string ${NAME_WORDS}`) });
+const NullableName = Nullable(Type.String({ maxLength: INGEST.nameChars }), `must be a string ${NAME_WORDS}, or null`);
 const NullableNumber = Nullable(Type.Number(), 'must be a number or null');
 
 const TemporalContext = Type.Object({
@@ -32,7 +39,7 @@ const TemporalContext = Type.Object({
   utcOffsetSeconds: Type.Integer({ minimum: -86_400, maximum: 86_400, ...msg('must be an integer from -86400 to 86400') }),
   source: NonEmpty,
   confidence: NonEmpty,
-  tzdbVersion: Type.Optional(Type.String()),
+  tzdbVersion: Type.Optional(NullableString),
 });
 const NullableContext = Nullable(TemporalContext, 'must be a temporal context object or null');
 const Metadata = Nullable(
@@ -51,7 +58,8 @@ export type SampleKind = (typeof SAMPLE_KINDS)[number];
 
 // --- header -----------------------------------------------------------------
 
-const Count = Type.Integer({ minimum: 0, ...msg('must be an integer ≥ 0') });
+/** A count: absent and null mean 0 (FACTS.md §7: an optional field may be null). */
+const Count = Nullable(Type.Integer({ minimum: 0 }), 'must be an integer ≥ 0 or null');
 
 /**
  * The header after its version was checked (framing.ts, before any other
@@ -72,7 +80,7 @@ export const Header = Type.Object({
   seriesCount: Type.Optional(Count),
   aggregateCount: Type.Optional(Count),
   activitySummaryCount: Type.Optional(Count),
-  profileCount: Type.Optional(Type.Integer({ minimum: 0, maximum: 1, ...msg('must be 0 or 1') })),
+  profileCount: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1 }), 'must be 0, 1 or null')),
 });
 export type HeaderLine = Static<typeof Header>;
 
@@ -97,7 +105,7 @@ const WorkoutActivity = Type.Object({
   statistics: Type.Optional(Nullable(Type.Record(Type.String(), WorkoutStat), 'must be an object of statistics or null')),
 });
 export const WorkoutDetail = Type.Object({
-  activityType: NonEmpty,
+  activityType: Name,
   duration: Type.Number(msg('must be a number of seconds')),
   totalEnergyKcal: Type.Optional(NullableNumber),
   totalDistanceMeters: Type.Optional(NullableNumber),
@@ -132,19 +140,20 @@ const MedicationDoseDetail = Type.Object({
 
 const SAMPLE_FIELDS = {
   uuid: Uuid,
-  type: NonEmpty,
+  type: Name,
   kind: enumOf(SAMPLE_KINDS),
   start: RequiredEpochMs,
-  end: Type.Optional(EpochMs),
+  /** Absent, null or 0: the same as start. */
+  end: Type.Optional(NullableEpochMs),
   startContext: Type.Optional(NullableContext),
   endContext: Type.Optional(NullableContext),
   value: Type.Optional(NullableNumber),
   unit: Type.Optional(NullableString),
   category: Type.Optional(Nullable(Type.Integer({ minimum: -32768, maximum: 32767 }), 'must be an integer from -32768 to 32767 or null')),
-  sourceName: Type.Optional(NullableString),
+  sourceName: Type.Optional(NullableName),
   sourceBundleID: Type.Optional(NullableString),
   sourceVersion: Type.Optional(NullableString),
-  device: Type.Optional(NullableString),
+  device: Type.Optional(NullableName),
   metadata: Type.Optional(Metadata),
   workout: Type.Optional(Nullable(WorkoutDetail, 'must be a workout object or null')),
   heartbeats: Type.Optional(Nullable(Heartbeats, 'must be an array of [seconds, precededByGap] pairs or null')),
@@ -174,7 +183,7 @@ export const SampleOfKind: Readonly<Record<SampleKind, TSchema>> = {
 
 export const Deletion = Type.Object({ uuid: Uuid, type: NonEmpty });
 
-const Points = <T extends TSchema>(point: T) => Type.Array(point, { maxItems: 4000, ...msg('must be an array of at most 4000 points') });
+const Points = <T extends TSchema>(point: T) => Type.Array(point, { maxItems: INGEST.pointsPerLine, ...msg(`must be an array of at most ${INGEST.pointsPerLine} points`) });
 export const Route = Type.Object({
   workoutUUID: Uuid,
   points: Points(
@@ -193,16 +202,16 @@ export const Route = Type.Object({
 });
 export const Series = Type.Object({
   workoutUUID: Uuid,
-  type: NonEmpty,
+  type: Name,
   unit: Type.Optional(NullableString),
   points: Points(Type.Object({ t: RequiredEpochMs, temporalContext: Type.Optional(NullableContext), value: Type.Number(msg('must be a number')) })),
 });
 
 export const AGGREGATE_FUNCS = ['sum', 'average', 'min', 'max', 'mostRecent', 'duration'] as const;
 export const Aggregate = Type.Object({
-  type: NonEmpty,
+  type: Name,
   func: enumOf(AGGREGATE_FUNCS),
-  intervalValue: Type.Integer({ minimum: 1, ...msg('must be an integer ≥ 1') }),
+  intervalValue: Type.Integer({ minimum: 1, maximum: INGEST.intervalValueMax, ...msg(`must be an integer from 1 to ${INGEST.intervalValueMax}`) }),
   intervalUnit: enumOf(['minute', 'hour', 'day', 'week', 'month']),
   deviceFilter: enumOf(['all', 'watch', 'iphone']),
   bucketStart: RequiredEpochMs,

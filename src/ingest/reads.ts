@@ -35,18 +35,24 @@ function instant(query: RawQuery, name: string): number {
   return value;
 }
 
-function range(query: RawQuery): { type: string; from: number; to: number } {
+/**
+ * `[from, to)`, fractions accepted (FACTS.md §7) and checked as sent, then
+ * given as the whole milliseconds the stored instants compare against: they
+ * are whole, so `t >= x` and `t < x` select the rows `t >= ceil(x)` and
+ * `t < ceil(x)` do.
+ */
+function range(query: RawQuery, maxDays?: number): { type: string; from: number; to: number } {
   const type = single(query, 'type');
   const from = instant(query, 'from');
   const to = instant(query, 'to');
   if (to <= from) throw ingestErrors.badRequest('to must be after from');
-  return { type, from, to };
+  if (maxDays !== undefined && to - from > maxDays * 86_400_000) throw ingestErrors.badRequest(`range exceeds ${maxDays} days`);
+  return { type, from: Math.ceil(from), to: Math.ceil(to) };
 }
 
 /** `GET /v1/uuids`: quantity, category and workout kinds only (others answer an empty list), at most 35 days. */
 export async function uuidsAnswer(db: Db, userId: string, query: RawQuery): Promise<{ uuids: string[] }> {
-  const { type, from, to } = range(query);
-  if (to - from > INGEST.uuidsRangeDays * 86_400_000) throw ingestErrors.badRequest(`range exceeds ${INGEST.uuidsRangeDays} days`);
+  const { type, from, to } = range(query, INGEST.uuidsRangeDays);
   const kind = type === SPECIAL_IDENTIFIERS.workout ? 'workout' : kindOfIdentifier(type);
   if (kind !== 'quantity' && kind !== 'category' && kind !== 'workout') return { uuids: [] };
   return { uuids: await sampleUuids(db, userId, type, from, to) };

@@ -149,8 +149,9 @@ export function aggregateCells(seq: number, line: AggregateLine, typeId: number)
 
 const DAY_MS = 86_400_000;
 
-/** Whether `day` (YYYY-MM-DD) is a real calendar date. */
+/** Whether `day` is a real calendar date, YYYY-MM-DD from 0001-01-01 to 9999-12-31 (PostgreSQL's date has no year 0). */
 export function isCalendarDate(day: string): boolean {
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(day) || day < '0001-01-01') return false;
   const at = Date.parse(`${day}T00:00:00Z`);
   return Number.isFinite(at) && new Date(at).toISOString().slice(0, 10) === day;
 }
@@ -170,11 +171,11 @@ export function summaryDay(line: ActivitySummaryLine): string {
 /** Move ring mode: the protocol's 0 (kcal) / 1 (minutes) as the API's 1 / 2. */
 const moveMode = (mode: 0 | 1 | null | undefined): number | null => (mode === 0 ? 1 : mode === 1 ? 2 : null);
 
-/** An `activity_summaries` staging row: the whole day, an omitted ring null. */
-export function summaryCells(seq: number, line: ActivitySummaryLine): Cell[] {
+/** An `activity_summaries` staging row for `day` (summaryDay): the whole day, an omitted ring null. */
+export function summaryCells(seq: number, day: string, line: ActivitySummaryLine): Cell[] {
   return [
     seq,
-    summaryDay(line),
+    day,
     orNull(line.moveKcal),
     orNull(line.moveGoalKcal),
     orNull(line.exerciseMin),

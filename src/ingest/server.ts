@@ -31,7 +31,8 @@ interface Snapshot {
   authorization: string;
   forwardedFor: string;
   protocol: string;
-  userId: string;
+  /** Every X-User-ID header as sent: none, one (maybe empty) or, wrongly, several. */
+  userIds: string[];
   wakeId: string;
   batchId: string;
   encoding: string;
@@ -40,11 +41,12 @@ interface Snapshot {
 
 function snapshot(req: HttpRequest, trustProxyHeaders: boolean): Snapshot {
   let forwardedFor = '';
-  if (trustProxyHeaders) {
-    req.forEach((name, value) => {
-      if (name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
-    });
-  }
+  const userIds: string[] = [];
+  // getHeader answers '' for an absent header and an empty one alike, and only the first of several.
+  req.forEach((name, value) => {
+    if (name === 'x-user-id') userIds.push(value);
+    else if (trustProxyHeaders && name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
+  });
   return {
     method: req.getCaseSensitiveMethod(),
     url: req.getUrl(),
@@ -52,7 +54,7 @@ function snapshot(req: HttpRequest, trustProxyHeaders: boolean): Snapshot {
     authorization: req.getHeader('authorization'),
     forwardedFor,
     protocol: req.getHeader('x-puls-protocol'),
-    userId: req.getHeader('x-user-id'),
+    userIds,
     wakeId: req.getHeader('x-wake-id'),
     batchId: req.getHeader('x-batch-id'),
     encoding: req.getHeader('content-encoding'),
@@ -131,15 +133,18 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
       throw errors.unauthorized();
     }
     requestVersion(request.protocol);
+    if (request.userIds.length > 1) throw ingestErrors.userIdTwice();
+    const namedUser = request.userIds[0];
     let userId = PROTOCOL_DEFAULT_USER;
-    if (request.userId !== '') {
-      const named = canonicalUuid(request.userId.trim());
+    if (namedUser !== undefined) {
+      // Present but empty is malformed, not absent: it must not write into the default user.
+      const named = canonicalUuid(namedUser.trim());
       if (named === null) throw ingestErrors.badUserId();
       userId = named;
     }
     if (request.wakeId !== '' && canonicalUuid(request.wakeId.trim()) === null) throw ingestErrors.badWakeId();
     if (uploader.boundUser !== null && uploader.boundUser !== userId) {
-      if (request.userId !== '') throw ingestErrors.otherUser();
+      if (namedUser !== undefined) throw ingestErrors.otherUser();
       // No X-User-ID from a bound device: it writes as its own user.
       userId = uploader.boundUser;
     }

@@ -1,0 +1,25 @@
+// README states the receiver's limits in words; src/limits.ts holds them. The
+// words must say what the code enforces: this fails when one changes alone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { INGEST } from '../src/limits.js';
+
+const MIB = 1024 * 1024;
+const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8').replace(/\s+/g, ' ');
+const n = (value: number) => value.toLocaleString('en-US');
+
+test("README's receiver limits are the ones src/limits.ts enforces", () => {
+  const stated = [
+    `${INGEST.compressedBodyBytes / MIB} MiB compressed`,
+    `${INGEST.decompressedBytes / MIB} MiB once inflated`,
+    `${INGEST.lineBytes / MIB} MiB a line`,
+    `${n(INGEST.linesPerType)} lines of a kind and ${n(INGEST.linesTotal)} in all`,
+    `${n(INGEST.pointsPerLine)} points a route or series line and ${n(INGEST.pointsPerBatch)} a batch`,
+    `at most ${INGEST.nameChars} characters`,
+    `\`intervalValue\` is at most ${n(INGEST.intervalValueMax)}`,
+    `uuids in \`[from, to)\` (at most ${INGEST.uuidsRangeDays} days)`,
+  ];
+  for (const words of stated) assert.ok(readme.includes(words), `README should say "${words}"`);
+});
