@@ -14,12 +14,13 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../src/config.js';
-import { createMcpHttpServer } from '../src/mcp/http.js';
+import { BATCH_REFUSED, createMcpHttpServer } from '../src/mcp/http.js';
 import { McpCore } from '../src/mcp/server.js';
 import { allRoutes } from '../src/routes/all.js';
 import { closeServices, createServices } from '../src/services.js';
@@ -100,6 +101,9 @@ describe('a per-user read token', () => {
       assert.deepEqual((await toolJson(bClient, 'get_daily_metrics', DAY)).metrics[0].days, [{ date: '2026-03-08', value: 98765 }]);
       assert.deepEqual((await toolJson(bClient, 'list_workouts')).workouts.map((w: any) => w.uuid), [B_RUN]);
       assert.equal(await toolError(bClient, 'get_daily_metrics', { ...DAY, user: A }), 'this token reads only its own user');
+      // Its guide says so too, not what the server's settings allow the static token.
+      const guide = ((await bClient.readResource({ uri: 'healthd://guide' })).contents[0] as { text: string }).text;
+      assert.match(guide, /Whose data\? \(this token reads only its own user\)/);
     } finally {
       await bClient.close();
     }
@@ -217,6 +221,28 @@ describe('HTTP front', () => {
     const malformed = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: '{"jsonrpc":' });
     assert.equal(malformed.status, 400);
     assert.equal((await malformed.json()).error.code, -32700);
+  });
+
+  test('a JSON-RPC batch is refused at once with -32600 (the SDK\'s JSON mode hangs on a request cancelled in its own batch)', async () => {
+    const auth = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_summary', arguments: { range: '90d' } } },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+    ];
+    const answer = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: JSON.stringify(batch), signal: AbortSignal.timeout(5_000) });
+    assert.equal(answer.status, 400);
+    assert.deepEqual(await answer.json(), { jsonrpc: '2.0', error: { code: -32600, message: BATCH_REFUSED }, id: null });
+  });
+
+  test('a client that hangs up in the middle of its body is logged as gone, not as an error', async () => {
+    const port = Number(new URL(server.mcpUrl).port);
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`);
+    await sleep(100);
+    socket.destroy();
+    await waitFor('the hang-up logged', async () => server.output().includes('mcp client left before its request was read'), 5_000);
+    assert.doesNotMatch(server.output(), /mcp request failed/);
   });
 
   test('missing or wrong token: 401 with WWW-Authenticate: Bearer; the SDK client cannot connect', async () => {

@@ -189,6 +189,8 @@ describe('discovery', () => {
     assert.equal((daily.inputSchema.properties as any).types.maxItems, 10);
     const workouts = tools.find((t) => t.name === 'list_workouts')!;
     assert.equal((workouts.inputSchema.properties as any).limit.maximum, 200);
+    // Every tool says it takes no other arguments (and refuses them: below).
+    for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
   });
 
   test('resources: the guide names the zone; the type catalog lists identifiers with units', async () => {
@@ -198,6 +200,8 @@ describe('discovery', () => {
     const text = (guide.contents[0] as { text: string }).text;
     assert.match(text, /local days in America\/New_York/);
     assert.match(text, /get_samples \(raw records as synced/);
+    assert.match(text, /Whose data\? \(multi-user reads are on: pass `user`/);
+    assert.match(text, /one decimal from 10 up, two from 1 to 10 and 3 significant digits below 1/);
     const types = JSON.parse(((await client.readResource({ uri: 'healthd://types' })).contents[0] as { text: string }).text);
     assert.deepEqual(types.types.find((t: any) => t.identifier === STEPS), { identifier: STEPS, kind: 'quantity', unit: 'count', aggregation: 'total' });
     assert.deepEqual(types.types.find((t: any) => t.identifier === HR), { identifier: HR, kind: 'quantity', unit: 'count/min', aggregation: 'mean' });
@@ -210,6 +214,10 @@ describe('discovery', () => {
     const text = (weekly.messages[0].content as { text: string }).text;
     const from = DateTime.now().setZone(ZONE).minus({ days: 13 }).toISODate()!;
     assert.ok(text.includes(`${from} to `) && text.includes(`to ${todayNy}`) && text.includes(B), text);
+    // The stats it asks for cover exactly the two weeks it names (group_by week would cut Monday-to-Sunday weeks instead).
+    const [prevEnd, thisStart] = [DateTime.now().setZone(ZONE).minus({ days: 7 }).toISODate()!, DateTime.now().setZone(ZONE).minus({ days: 6 }).toISODate()!];
+    assert.ok(text.includes(`start_date ${thisStart}, end_date ${todayNy}`) && text.includes(`start_date ${from}, end_date ${prevEnd}`), text);
+    assert.doesNotMatch(text, /group_by week/);
     const compare = await client.getPrompt({ name: 'compare_workouts', arguments: { first: RUN, second: YOGA } });
     assert.match((compare.messages[0].content as { text: string }).text, new RegExp(`${RUN} and ${YOGA}`));
   });
@@ -511,6 +519,11 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['missing input', 'get_sleep', { start_date: '2026-03-01' }, /end_date/],
     ['wrong input type', 'get_daily_metrics', { ...day, types: STEPS }, /types/],
     ['before 1970', 'get_activity_rings', { start_date: '1969-12-01', end_date: '1970-01-05' }, /between 1970/],
+    // An argument a tool does not take is named, never dropped (dropped, these would answer unfiltered, or for the default user).
+    ['the API\'s field name for a filter', 'list_workouts', { activityType: 'running' }, /activityType/],
+    ['a misspelt user', 'get_profile', { userId: B }, /userId/],
+    ['a misspelt option', 'get_workout_series', { uuid: RUN, maxPoints: 5 }, /maxPoints/],
+    ['a date bound out of range alone', 'list_workouts', { start_date: '0001-01-01' }, /between 1970/],
   ];
   for (const [name, tool, args, message] of cases) {
     test(name, async () => {

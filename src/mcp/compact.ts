@@ -12,6 +12,13 @@
 import { offsetMs } from '../core/local-days.js';
 
 const SMALL_SIGNIFICANT_DIGITS = 3;
+const COORDINATE_DECIMALS = 5;
+const ALTITUDE_DECIMALS = 1;
+
+/** The notation above in a sentence, for the guide an assistant reads. */
+export const NOTATION_WORDS =
+  `Measured values keep one decimal from 10 up, two from 1 to 10 and ${SMALL_SIGNIFICANT_DIGITS} significant digits below 1 (never a whole digit lost); ` +
+  `coordinates ${COORDINATE_DECIMALS} decimals, altitudes ${ALTITUDE_DECIMALS}.`;
 
 function roundTo(value: number, decimals: number): number {
   // Past 2^53 / 10^decimals there are no decimals left to round.
@@ -32,8 +39,8 @@ export function roundValue(value: number | null): number | null {
   return Number(value.toPrecision(SMALL_SIGNIFICANT_DIGITS));
 }
 
-export const roundCoordinate = (degrees: number): number => roundTo(degrees, 5);
-export const roundAltitude = (metres: number | null): number | null => (metres === null ? null : roundTo(metres, 1));
+export const roundCoordinate = (degrees: number): number => roundTo(degrees, COORDINATE_DECIMALS);
+export const roundAltitude = (metres: number | null): number | null => (metres === null ? null : roundTo(metres, ALTITUDE_DECIMALS));
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 

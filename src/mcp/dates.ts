@@ -58,12 +58,27 @@ export interface DayCap {
   hours24?: boolean;
 }
 
+/**
+ * The first instant of `day` in `zone` (with `after`, of the day after it),
+ * within the epoch-ms range the routes take: 1970-01-01 may start before 0
+ * east of UTC, 9999-12-31 end after the last instant west of it.
+ */
+export function dayBoundMs(day: string, zone: string, after = false): number {
+  let ms = -1;
+  try {
+    ms = startOf(after ? dayAfter(day) : day, zone);
+  } catch {
+    // luxon's RangeError for a day it cannot place: out of range like the others.
+  }
+  if (ms < 0 || ms > MAX_EPOCH_MS) throw new ToolError('dates must fall between 1970-01-02 and 9999-12-30');
+  return ms;
+}
+
 /** [start of startDate, start of the day after endDate) in `zone`, checked against `cap`. */
 export function dayRange(startDate: string, endDate: string, zone: string, cap?: DayCap): DayRange {
   if (endDate < startDate) throw new ToolError(`end_date ${endDate} is before start_date ${startDate}`);
-  const startMs = startOf(startDate, zone);
-  const endMs = startOf(dayAfter(endDate), zone);
-  if (startMs < 0 || endMs > MAX_EPOCH_MS) throw new ToolError(`dates must fall between 1970-01-02 and 9999-12-30`);
+  const startMs = dayBoundMs(startDate, zone);
+  const endMs = dayBoundMs(endDate, zone, true);
   const days = daysCounted(startDate, endDate);
   if (cap && days > cap.days) {
     throw new ToolError(`start_date ${startDate} to end_date ${endDate} covers ${days} days; at most ${cap.days} per call, so split the range`);

@@ -6,18 +6,27 @@
 // initialization.
 import { allTypes } from '../core/registry.js';
 import { MCP, PAGE, POINTS, RANGE_CAP_DAYS } from '../limits.js';
+import { errors } from '../errors.js';
+import { NOTATION_WORDS } from './compact.js';
 
 export const GUIDE_URI = 'healthd://guide';
 export const TYPES_URI = 'healthd://types';
 
 export interface GuideFacts {
   timeZone: string;
-  multiUser: boolean;
+  /** Whose data the token reads: anyone (multi-user reads on), the default user, or its own user (a per-user read token). */
+  reads: 'anyone' | 'default' | 'own';
 }
 
-export function instructions(facts: GuideFacts): string {
+const WHOSE: Readonly<Record<GuideFacts['reads'], string>> = {
+  anyone: 'multi-user reads are on: pass `user` to read another person',
+  default: 'multi-user reads are off: only the default user can be read',
+  own: errors.otherUserForbidden().message,
+};
+
+export function instructions(timeZone: string): string {
   return (
-    `healthd serves one person's (or a family's) Apple Health data, read-only. Dates are local days in ${facts.timeZone}, written YYYY-MM-DD, both ends inclusive. ` +
+    `healthd serves one person's (or a family's) Apple Health data, read-only. Dates are local days in ${timeZone}, written YYYY-MM-DD, both ends inclusive. ` +
     'Start with get_summary for an overview or list_available_types to see what exists; read the healthd://guide resource for units, deduplication and which tool answers which question. ' +
     'These are measurements, not diagnoses: suggest a clinician for medical concerns.'
   );
@@ -61,14 +70,14 @@ healthd holds the health data an iPhone and Apple Watch recorded, synced to the 
 | Individual readings (each heart-rate sample, each blood-pressure reading) | get_samples |
 | Mood | get_state_of_mind |
 | Age, sex | get_profile |
-| Whose data? (multi-user reads are ${facts.multiUser ? 'on: pass `user` to read another person' : 'off: only the default user can be read'}) | list_users |
+| Whose data? (${WHOSE[facts.reads]}) | list_users |
 
 ## Sizes and paging
 - Ranges per call: get_samples ${RANGE_CAP_DAYS.samples} days; get_daily_metrics, get_activity_rings, get_sleep, get_state_of_mind ${RANGE_CAP_DAYS.perDay} days; get_metric_stats ${MCP.statsDays} days. Longer questions: split the range, or use get_metric_stats.
 - At most ${MCP.typesPerCall} types per call.
 - list_workouts (default ${MCP.defaultWorkouts}, at most ${PAGE.workouts.max}) and get_samples (default ${MCP.defaultSamples}, at most ${PAGE.samples.max}) return pages: when a page is full the answer has a \`note\`; pass \`offset\` = \`nextOffset\` for the next.
 - Workout streams and tracks are averaged down to \`max_points\` points (default ${MCP.defaultPoints}, at most ${POINTS.max}); \`totalPoints\` is how many were recorded.
-- Numbers keep four significant digits (never fewer whole digits); coordinates five decimals.
+- ${NOTATION_WORDS}
 
 ## Refusals
 A tool answers an error (not data) naming the problem: a malformed or impossible date, end_date before start_date, a range over its cap, an unknown type, a workout that does not exist. Fix the input and call again.

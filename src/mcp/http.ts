@@ -55,6 +55,10 @@ export interface McpHttpServer {
   readonly inFlight: number;
 }
 
+/** JSON-RPC's code for a message it cannot take; MCP's current revision (2025-06-18) has no batches. */
+const INVALID_REQUEST = -32600;
+export const BATCH_REFUSED = 'JSON-RPC batches are not supported: send one message per POST';
+
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
 function sendError(res: ServerResponse, error: ApiError): void {
@@ -150,6 +154,20 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
   async function serveMcp(req: IncomingMessage, res: ServerResponse, reader: Reader): Promise<void> {
     const body = await readBody(req);
     if (body === null) return sendError(res, errors.bodyTooLarge(MCP.bodyBytes));
+    // Parsed here when it parses (the SDK would read it again through a web stream); else the SDK answers the parse error.
+    const text = body.toString('utf8');
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      parsedBody = undefined;
+    }
+    if (Array.isArray(parsedBody)) {
+      // The SDK's JSON mode answers a batch once every request in it has answered: a request
+      // cancelled in the same batch never does (the POST hangs), and a repeated id loses an answer.
+      res.writeHead(400, JSON_HEADERS).end(JSON.stringify({ jsonrpc: '2.0', error: { code: INVALID_REQUEST, message: BATCH_REFUSED }, id: null }));
+      return;
+    }
     const entry = serverFor(reader);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     let answered = false;
@@ -163,14 +181,6 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       );
     });
     await entry.server.connect(transport);
-    // Parsed here when it parses (the SDK would read it again through a web stream); else the SDK answers the parse error.
-    const text = body.toString('utf8');
-    let parsedBody: unknown;
-    try {
-      parsedBody = JSON.parse(text);
-    } catch {
-      parsedBody = undefined;
-    }
     const response = await transport.handleRequest(webRequest(req, parsedBody === undefined ? text : null), { parsedBody });
     await writeResponse(res, response);
   }
@@ -193,7 +203,9 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
     inFlight++;
     res.on('close', () => inFlight--);
     handle(req, res).catch((error) => {
-      log.error('mcp request failed', describeError(error));
+      // A client that hangs up while its body is still coming is no fault of ours.
+      if (req.destroyed && (error as { code?: unknown }).code === 'ECONNRESET') log.info('mcp client left before its request was read');
+      else log.error('mcp request failed', describeError(error));
       if (!res.headersSent) sendError(res, errors.internal());
       else res.destroy();
     });

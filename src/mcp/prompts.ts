@@ -34,7 +34,9 @@ export const weeklySummary: PromptSpec = {
     return say(
       `Write my weekly health summary from healthd. This week is ${thisStart} to ${thisEnd} (local days in ${zone}); the week before is ${prevStart} to ${prevEnd}.${forUser(user)}\n` +
         '1. get_summary with range 7d for the overview.\n' +
-        `2. get_metric_stats with group_by week, start_date ${prevStart}, end_date ${thisEnd}, for HKQuantityTypeIdentifierStepCount, HKQuantityTypeIdentifierActiveEnergyBurned, HKQuantityTypeIdentifierRestingHeartRate and HKQuantityTypeIdentifierHeartRateVariabilitySDNN, to compare the two weeks.\n` +
+        // Two calls over the two windows: group_by week cuts Monday-to-Sunday weeks, which match these only on a Sunday.
+        `2. get_metric_stats twice, with group_by none: start_date ${thisStart}, end_date ${thisEnd}, then start_date ${prevStart}, end_date ${prevEnd}; ` +
+        'both for HKQuantityTypeIdentifierStepCount, HKQuantityTypeIdentifierActiveEnergyBurned, HKQuantityTypeIdentifierRestingHeartRate and HKQuantityTypeIdentifierHeartRateVariabilitySDNN, to compare the two weeks.\n' +
         `3. get_sleep and get_activity_rings for ${thisStart} to ${thisEnd}; list_workouts with start_date ${thisStart}.\n` +
         'Then write at most 12 lines: what went well, what changed from the week before (with the numbers), one or two suggestions. ' +
         'Say which days had no data rather than guessing. Figures are deduplicated across devices. No medical diagnoses.',

@@ -44,7 +44,9 @@ export const TOOLS: readonly Tool[] = [
 export class McpCore {
   readonly table: RouteTable;
   readonly instructions: string;
+  /** The guide for the static token's reader, and for a per-user token's (whose data it reads differs). */
   readonly guide: string;
+  readonly ownGuide: string;
   readonly types: string;
   /** The SDK builds an Ajv instance per server unless given one: shared, it saves ~0.2 ms a request. */
   readonly jsonSchemaValidator = new AjvJsonSchemaValidator();
@@ -54,9 +56,10 @@ export class McpCore {
     routes: readonly Route[],
   ) {
     this.table = new RouteTable(services, routes);
-    const facts = { timeZone: services.config.timeZone, multiUser: services.config.multiUser };
-    this.instructions = instructions(facts);
-    this.guide = guideMarkdown(facts);
+    const { timeZone, multiUser } = services.config;
+    this.instructions = instructions(timeZone);
+    this.guide = guideMarkdown({ timeZone, reads: multiUser ? 'anyone' : 'default' });
+    this.ownGuide = guideMarkdown({ timeZone, reads: 'own' });
     this.types = typeCatalog();
   }
 }
@@ -90,7 +93,7 @@ export function createMcpServer(core: McpCore, reader: () => Reader, gone?: () =
     'guide',
     GUIDE_URI,
     { title: 'Guide for assistants', description: 'Units, deduplication, local days, paging, and which tool answers which question.', mimeType: 'text/markdown' },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: core.guide }] }),
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: reader().boundUser === null ? core.guide : core.ownGuide }] }),
   );
   server.registerResource(
     'types',

@@ -50,8 +50,13 @@ export interface Tool {
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
+/**
+ * Strict: an argument the tool does not take is refused by name, never
+ * dropped. Dropped, `activityType` for `activity_type` or `userId` for `user`
+ * would answer for every workout or the default user with nothing to say so.
+ */
 export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): Tool {
-  return { ...spec, input: z.object(spec.input) } as unknown as Tool;
+  return { ...spec, input: z.strictObject(spec.input) } as unknown as Tool;
 }
 
 /** Every tool reads and nothing else: no writes, the same answer for the same data, no world outside healthd. */

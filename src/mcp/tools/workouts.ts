@@ -4,13 +4,12 @@
 // assistant reads as "in minute 12" without date arithmetic.
 import type { Static } from '@sinclair/typebox';
 import { z } from 'zod';
-import { dayAfter, dayStartMs } from '../../core/local-days.js';
 import { MCP, PAGE } from '../../limits.js';
 import type { WorkoutDetailT, WorkoutRouteResponseT, WorkoutSeriesResponse, WorkoutSummaryT, WorkoutsResponse } from '../../schemas/resources.js';
 import { compactFreeForm, localTime, roundAll, roundAltitude, roundCoordinate, roundValue, secondsFrom } from '../compact.js';
-import { dayRange, LocalDate } from '../dates.js';
+import { dayBoundMs, dayRange, LocalDate } from '../dates.js';
 import { knownType, MaxPoints, Offset, TypesInput, UserInput, WorkoutUuid } from '../inputs.js';
-import { defineTool, ToolError } from '../tool.js';
+import { defineTool } from '../tool.js';
 
 function compactSummary(workout: WorkoutSummaryT, zone: string) {
   return {
@@ -34,14 +33,10 @@ function startFilter(startDate: string | undefined, endDate: string | undefined,
     const range = dayRange(startDate, endDate, zone);
     return { start: range.startMs, end: range.endMs };
   }
-  try {
-    return {
-      start: startDate === undefined ? undefined : dayStartMs(startDate, zone),
-      end: endDate === undefined ? undefined : dayStartMs(dayAfter(endDate), zone),
-    };
-  } catch {
-    throw new ToolError('dates must fall between 1970-01-02 and 9999-12-30');
-  }
+  return {
+    start: startDate === undefined ? undefined : dayBoundMs(startDate, zone),
+    end: endDate === undefined ? undefined : dayBoundMs(endDate, zone, true),
+  };
 }
 
 export const listWorkouts = defineTool({
