@@ -116,6 +116,19 @@ const EXPORTS: RealExport[] = [
       for (const line of report.values()) copies += line.reasons.get("a Correlation's copy of a record stored from top level") ?? 0;
       assert.equal(copies, 162);
       assert.equal(report.get('HKCorrelationTypeIdentifierFood')?.skipped, 34);
+      // Three pairs of foods alike in every attribute but their HKFoodType metadata: two records each, both stored
+      // (none taken for an identical repeat), and their Correlation copies still found as copies (above).
+      for (const type of ['DietaryEnergyConsumed', 'DietaryFatTotal', 'DietaryProtein']) {
+        assert.equal(report.get(`HKQuantityTypeIdentifier${type}`)?.reasons.get('repeats an identical record: stored once'), undefined, type);
+      }
+      // 34 workouts say totalDistance="0" and 4 totalEnergyBurned="0", as exports before iOS 16 write for none recorded: null, not 0.
+      const [zeros] = await db.query<{ distance: string; energy: string; noDistance: string }>(
+        `SELECT count(*) FILTER (WHERE distance_m = 0) AS distance, count(*) FILTER (WHERE energy_kcal = 0) AS energy,
+                count(*) FILTER (WHERE distance_m IS NULL) AS "noDistance" FROM workouts WHERE user_id = $1`,
+        [USER],
+      );
+      assert.deepEqual([Number(zeros.distance), Number(zeros.energy)], [0, 0]);
+      assert.ok(Number(zeros.noDistance) >= 34, zeros.noDistance);
       // A name with a curly apostrophe, kept as written, ranked as the phone it is.
       const phones = (await sources(db)).filter((s) => /’s iPhone$/.test(s.name));
       assert.ok(phones.length > 0);

@@ -442,6 +442,68 @@ test('malformed XML is refused naming the file and line', async () => {
   assert.match(stderr[stderr.length - 1], new RegExp(`^import: .*broken\\.zip:apple_health_export/export\\.xml line ${at}, column \\d+: malformed XML: `));
 });
 
+test('records alike in every attribute but their metadata are two records: both stored, and again once on a re-import', async () => {
+  const other = '5e1f3a2b-8c4d-4e6f-a7b8-00000000000b';
+  const beat = (context: string) =>
+    record({ type: `${Q}HeartRate`, source: PHONE, start: '2024-06-01T10:00:00-04:00', unit: 'count/min', value: '72', metadata: { HKMetadataKeyHeartRateMotionContext: context } }, ZONE);
+  // At rest, in motion, and an identical repeat of the one in motion.
+  const path = join(dir, 'metadata-apart.zip');
+  await writeZip(path, { 'apple_health_export/export.xml': appleExportXml({ extra: [beat('1'), beat('2'), beat('2')] }) });
+  const stored = async () =>
+    db.query<{ context: string }>(
+      `SELECT s.metadata->>'HKMetadataKeyHeartRateMotionContext' AS context FROM samples s JOIN sample_types t USING (type_id)
+       WHERE s.user_id = $1 AND t.identifier = $2 AND s.start_ms = $3 ORDER BY 1`,
+      [other, `${Q}HeartRate`, utc('2024-06-01T14:00:00Z')],
+    );
+  const first = await importCli(['--user', other, path], env());
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual((await stored()).map((r) => r.context), ['1', '2']);
+  assert.match(first.stdout, /HKQuantityTypeIdentifierHeartRate\s+\d+\s+1\s+\(repeats an identical record: stored once: 1\)/);
+  const again = await importCli(['--user', other, path], env());
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /samples written \(0 new\)/);
+  assert.deepEqual((await stored()).map((r) => r.context), ['1', '2']);
+});
+
+test('a first import that stops before storing anything leaves no time zone behind: the next may choose another', async () => {
+  const fresh = await createTestDatabase();
+  try {
+    const broken = join(dir, 'broken-first.zip');
+    await writeZip(broken, { 'apple_health_export/export.xml': appleExportXml().replace('<Record ', '<Record oops ') });
+    const failed = await importCli(['--user', USER, broken], { DATABASE_URL: fresh.url, SERVICE_TIME_ZONE: 'UTC' });
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.deepEqual(await fresh.query(`SELECT value FROM settings WHERE key = 'time_zone'`), []);
+    const run = await importCli(['--user', USER, zipPath], { DATABASE_URL: fresh.url, SERVICE_TIME_ZONE: ZONE });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await fresh.query(`SELECT value FROM settings WHERE key = 'time_zone'`), [{ value: ZONE }]);
+  } finally {
+    await fresh.drop();
+  }
+});
+
+test('an export.xml saved again in another encoding than UTF-8 is refused, saying which and how to convert it', async () => {
+  const latin1 = join(dir, 'latin1.xml');
+  writeFileSync(latin1, Buffer.from(appleExportXml().replace('encoding="UTF-8"', 'encoding="ISO-8859-1"'), 'latin1'));
+  const declared = await importCli(['--user', USER, latin1], env());
+  assert.equal(declared.code, 1);
+  assert.match(declared.stderr.trim(), /latin1\.xml is encoded in ISO-8859-1; Apple Health writes export\.xml in UTF-8, the only encoding read: convert it first \(iconv -f ISO-8859-1 -t UTF-8\)$/);
+  const utf16 = join(dir, 'utf16.zip');
+  await writeZip(utf16, { 'apple_health_export/export.xml': Buffer.from('\ufeff' + appleExportXml(), 'utf16le') });
+  const wide = await importCli(['--user', USER, utf16], env());
+  assert.equal(wide.code, 1);
+  assert.match(wide.stderr.trim(), /export\.xml is encoded in UTF-16; Apple Health writes export\.xml in UTF-8/);
+});
+
+test('read leniently, a file cut short still stops there, without advising --lenient', async () => {
+  const cut = join(dir, 'cut.xml');
+  const whole = appleExportXml();
+  writeFileSync(cut, whole.slice(0, whole.indexOf('<Workout ') + 20));
+  const run = await importCli(['--user', USER, '--lenient', cut], env());
+  assert.equal(run.code, 1);
+  assert.match(run.stderr.trim(), /cut\.xml line \d+, column \d+: malformed XML: /);
+  assert.doesNotMatch(run.stderr, /--lenient/);
+});
+
 test('a crash mid-way, then a re-run, ends with exactly one complete import', async () => {
   const crashDb = await createTestDatabase();
   try {

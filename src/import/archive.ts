@@ -120,7 +120,12 @@ async function readHead(input: Readable): Promise<{ text: string; damaged: boole
   } finally {
     input.destroy();
   }
-  return { text: Buffer.concat(chunks).subarray(0, SNIFF_BYTES).toString('utf8'), damaged };
+  const head = Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
+  // A file saved again as UTF-16 is still found as the export, so that reading it can say what is wrong.
+  const little = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0x3c && head[1] === 0x00);
+  const big = (head[0] === 0xfe && head[1] === 0xff) || (head[0] === 0x00 && head[1] === 0x3c);
+  const text = little || big ? new TextDecoder(little ? 'utf-16le' : 'utf-16be').decode(head) : head.toString('utf8');
+  return { text, damaged };
 }
 
 /** 'yes' when the root is HealthData; 'unreadable' when the file breaks before its root shows (reading it names where). */

@@ -107,7 +107,7 @@ function printReport(command: Command, userId: string, result: ImportResult): vo
     `import: ${command.path} for user ${userId} done in ${duration(result.seconds)}: ` +
       `${formatCount(result.elements)} elements read (${formatCount(rate)}/s), ` +
       `${formatCount(result.samples.written)} samples written (${formatCount(result.samples.inserted)} new), ` +
-      `export version ${result.exportVersion ?? 'none (no DTD: the iOS 8/9 layout)'}, peak memory ${peakMb} MB, CPU ${cpuSeconds.toFixed(1)} s`,
+      `export version ${result.exportVersion ?? 'none named (no "HealthKit Export Version" in a DTD: the iOS 8/9 layout)'}, peak memory ${peakMb} MB, CPU ${cpuSeconds.toFixed(1)} s`,
   );
   console.log(`main file: ${result.mainFile}`);
   const { count, lines } = result.malformed;

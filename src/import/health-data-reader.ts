@@ -91,12 +91,15 @@ export class HealthDataReader {
   private sawRoot = false;
   /** Names of the open elements by depth (1 is HealthData). */
   private readonly names: string[] = [];
+  private readonly lenient: boolean;
+  private began = false;
 
   constructor(
     private readonly fileName: string,
     private readonly handler: HealthDataHandler,
     options: ReaderOptions = {},
   ) {
+    this.lenient = options.lenient === true;
     this.tokenizer = new XmlTokenizer(
       {
         doctype: (text) => {
@@ -107,7 +110,7 @@ export class HealthDataReader {
         close: () => this.close(),
         skipped: (name, tag, line, reason) => handler.malformed?.(name, /\stype="([^"]*)"/.exec(tag)?.[1] ?? null, line, reason),
       },
-      { lenient: options.lenient === true },
+      { lenient: this.lenient },
     );
   }
 
@@ -117,6 +120,10 @@ export class HealthDataReader {
 
   /** The next bytes of the file (UTF-8). */
   write(bytes: Uint8Array): void {
+    if (!this.began) {
+      this.began = true;
+      this.checkEncoding(bytes);
+    }
     try {
       this.tokenizer.write(bytes);
     } catch (error) {
@@ -133,9 +140,25 @@ export class HealthDataReader {
     if (!this.sawRoot) throw new ImportInputError(`${this.fileName}: no HealthData element; is this an Apple Health export.xml?`);
   }
 
+  /**
+   * Phones write export.xml in UTF-8, the only encoding read here. A file
+   * saved again in another (UTF-16, or ISO-8859-1 declared) would be misread
+   * (names altered, units not recognised): refused, saying how to convert it.
+   */
+  private checkEncoding(first: Uint8Array): void {
+    const utf16 = (first[0] === 0xff && first[1] === 0xfe) || (first[0] === 0xfe && first[1] === 0xff) || (first[0] === 0x3c && first[1] === 0x00) || (first[0] === 0x00 && first[1] === 0x3c);
+    const declared = utf16 ? 'UTF-16' : /^(?:\xef\xbb\xbf)?<\?xml\s[^>]*?encoding\s*=\s*["']([^"']*)["']/.exec(Buffer.from(first.subarray(0, 256)).toString('latin1'))?.[1];
+    if (declared === undefined || /^utf-?8$/i.test(declared)) return;
+    throw new ImportInputError(
+      `${this.fileName} is encoded in ${declared}; Apple Health writes export.xml in UTF-8, the only encoding read: convert it first (iconv -f ${declared} -t UTF-8)`,
+    );
+  }
+
   private malformed(error: unknown): unknown {
     if (!(error instanceof XmlSyntaxError)) return error;
-    return new ImportInputError(`${this.fileName} line ${error.line}, column ${error.column}: malformed XML: ${error.reason} (--lenient skips malformed elements and goes on)`);
+    // Lenient reading stops only where no element can be skipped (the file cut short, the root closed twice): no hint then.
+    const hint = this.lenient ? '' : ' (--lenient skips malformed elements and goes on)';
+    return new ImportInputError(`${this.fileName} line ${error.line}, column ${error.column}: malformed XML: ${error.reason}${hint}`);
   }
 
   private open(name: string, attrs: Attributes, line: number): void {

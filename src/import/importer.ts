@@ -26,7 +26,7 @@ import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
 import { analyzeSamples, buildWorkoutStreams, recordUploadBatch, userHasSamples } from '../db/writes/import.js';
 import { replaceOnlyUsers } from '../db/writes/demo.js';
-import { claimTimeZone, ensureUsers } from '../db/writes/setup.js';
+import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
 
 export interface ImportOptions {
@@ -99,11 +99,13 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
   const report = new ImportReport();
   const progress = new Progress(options.out, files.xml.label, files.xml.size);
   const warn = (line: string) => progress.note(line);
+  let claimedZone = false;
   try {
     await client.connect();
     const demoUsers = options.demoUsers ?? [];
     const replacedDemo = demoUsers.length > 0 && !demoUsers.includes(userId) && (await replaceOnlyUsers(client, demoUsers, options.timeZone));
     if (replacedDemo) warn(`import: the embedded database held only the demo data: replaced by this import (days cut in ${options.timeZone})`);
+    claimedZone = !replacedDemo && (await storedTimeZone(client)) === null;
     const storedZone = await claimTimeZone(client, options.timeZone);
     if (storedZone !== options.timeZone) {
       throw new ImportUsageError(
@@ -160,6 +162,15 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
       replacedDemo,
       seconds: (performance.now() - started) / 1000,
     };
+  } catch (error) {
+    // A first import stopped before it stored anything leaves no zone behind: the next try may choose another.
+    if (claimedZone) {
+      // Its unfinished batch ends first, so that the check sees everything stored.
+      if (loader !== null) await loader.abort();
+      loader = null;
+      await releaseUnusedTimeZone(client, options.timeZone).catch(() => false);
+    }
+    throw error;
   } finally {
     if (loader !== null) await loader.abort();
     await client.end().catch(() => {});

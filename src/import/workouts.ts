@@ -77,6 +77,9 @@ function amount(text: string | undefined): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
+/** A legacy total as recorded: 0 is what old exports write when nothing was. */
+const recorded = (value: number | undefined): number | undefined => (value === 0 ? undefined : value);
+
 /** WorkoutStatistics → { identifier: {min, avg, max, sum} } in canonical units; unknown types and units are left out. */
 function statisticsOf(list: readonly Attributes[]): Record<string, Statistic> {
   const statistics: Record<string, Statistic> = {};
@@ -163,7 +166,8 @@ export function convertWorkout(raw: RawWorkout, userId: string): WorkoutRow | st
   for (const [identifier, statistic] of Object.entries(statistics)) {
     if (identifier.startsWith(DISTANCE_PREFIX) && statistic.sum !== undefined) distanceM = (distanceM ?? 0) + statistic.sum;
   }
-  const totalDistance = amount(attrs.totalDistance);
+  // Before iOS 16 a workout without a distance (or energy) still carries totalDistance="0": none recorded, so null.
+  const totalDistance = recorded(amount(attrs.totalDistance));
   const distanceType = DISTANCE_OF_ACTIVITY[activityType] ?? 'HKQuantityTypeIdentifierDistanceWalkingRunning';
   const legacyDistance = totalDistance === undefined ? undefined : convertToCanonical(distanceType, totalDistance, attrs.totalDistanceUnit ?? 'km');
   if (distanceM === null && legacyDistance !== undefined) {
@@ -172,7 +176,7 @@ export function convertWorkout(raw: RawWorkout, userId: string): WorkoutRow | st
   }
 
   let energyKcal = statistics[ACTIVE_ENERGY]?.sum ?? null;
-  const totalEnergy = amount(attrs.totalEnergyBurned);
+  const totalEnergy = recorded(amount(attrs.totalEnergyBurned));
   const legacyEnergy = totalEnergy === undefined ? undefined : convertToCanonical(ACTIVE_ENERGY, totalEnergy, attrs.totalEnergyBurnedUnit ?? 'kcal');
   if (energyKcal === null && legacyEnergy !== undefined) {
     energyKcal = legacyEnergy;

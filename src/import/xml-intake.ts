@@ -17,7 +17,8 @@ import type { CopyRows } from './copy-rows.js';
 import type { Attributes, HealthDataHandler, RawRecord, RawWorkout } from './health-data-reader.js';
 import type { InlineAggregates } from './inline-aggregates.js';
 import { convertMe } from './profile.js';
-import { RecordConverter } from './records.js';
+import { contentHash } from './record-ids.js';
+import { RecordConverter, type SampleRow } from './records.js';
 import type { ImportReport } from './report.js';
 import { convertWorkout, type WorkoutRow } from './workouts.js';
 import type { FromWorker } from './xml-messages.js';
@@ -41,6 +42,9 @@ export const CORRELATION_ITSELF = 'a Correlation is not stored itself: its recor
 export const MALFORMED = 'malformed XML, skipped (--lenient)';
 export const IDENTICAL = 'repeats an identical record: stored once';
 
+/** Record ids seen, each with the metadata (JSON text, or null) of the record holding it. */
+type SeenIds = Map<string, string | null>;
+
 export class XmlIntake implements HealthDataHandler {
   private readonly converter: RecordConverter;
   version: number | null = null;
@@ -49,14 +53,14 @@ export class XmlIntake implements HealthDataHandler {
   /** Lines of the malformed elements skipped (lenient reading), the first MALFORMED_LINES_KEPT. */
   readonly malformedLines: number[] = [];
   malformedCount = 0;
-  /** Ids of top-level records of correlation types, and of records stored from a correlation. */
-  private readonly topLevelIds = new Set<string>();
-  private readonly nestedIds = new Set<string>();
+  /** Ids of top-level records of correlation types, and of records stored from a correlation, each with its metadata. */
+  private readonly topLevelIds: SeenIds = new Map();
+  private readonly nestedIds: SeenIds = new Map();
   private lastIdentifier = '';
   private lastInCorrelations = false;
-  /** The ids of the records of `lastIdentifier` that start at `lastStartMs` (records come grouped by type, in start order): an identical repeat is told apart from them. */
+  /** The ids of the records of `lastIdentifier` that start at `lastStartMs` (records come grouped by type, in start order), with their metadata: an identical repeat is told apart from them. */
   private lastStartMs = NaN;
-  private readonly idsAtLastStart: string[] = [];
+  private readonly idsAtLastStart: SeenIds = new Map();
   private workouts: WorkoutRow[] = [];
   private workoutPoints = 0;
   private activityDays: ActivityRow[] = [];
@@ -109,31 +113,53 @@ export class XmlIntake implements HealthDataHandler {
     }
     if (row.startMs !== this.lastStartMs) {
       this.lastStartMs = row.startMs;
-      this.idsAtLastStart.length = 0;
-    } else if (this.idsAtLastStart.includes(row.idHash)) {
+      this.idsAtLastStart.clear();
+    }
+    if (this.lastInCorrelations) this.distinguish(row, this.idsAtLastStart, this.topLevelIds, this.nestedIds);
+    else this.distinguish(row, this.idsAtLastStart);
+    if (this.idsAtLastStart.has(row.idHash)) {
       this.report.skip(identifier, IDENTICAL);
       return;
     }
-    this.idsAtLastStart.push(row.idHash);
+    this.idsAtLastStart.set(row.idHash, row.metadata);
     if (this.lastInCorrelations) {
       if (record.correlation !== null) {
         if (this.topLevelIds.has(row.idHash)) {
           this.report.skip(identifier, NESTED_COPY);
           return;
         }
-        this.nestedIds.add(row.idHash);
+        this.nestedIds.set(row.idHash, row.metadata);
       } else {
         if (this.nestedIds.has(row.idHash)) {
           this.report.skip(identifier, TOP_LEVEL_COPY);
           return;
         }
-        this.topLevelIds.add(row.idHash);
+        this.topLevelIds.set(row.idHash, row.metadata);
       }
     }
     this.rows.add(row);
     this.inline?.add(row);
     this.report.took(identifier);
     if (this.converter.note !== null) this.report.note(identifier, this.converter.note);
+  }
+
+  /**
+   * A record's id is its type, source, times, unit and value (records.ts):
+   * two records alike in all of those but their metadata (two foods of equal
+   * energy logged at once, a heart rate at rest and one in motion) would share
+   * it, and the second would pass for a repeat. The first seen keeps the plain
+   * id (so ids stay what earlier imports gave); one whose metadata differs
+   * from the holder's takes its metadata into its id. Deterministic for a
+   * file: the same export, imported again, gives every record the same id.
+   */
+  private distinguish(row: SampleRow, ...seen: SeenIds[]): void {
+    for (const ids of seen) {
+      const held = ids.get(row.idHash);
+      if (held !== undefined && held !== row.metadata) {
+        row.idHash = contentHash('record-metadata', this.userId, [row.idHash, row.metadata ?? '']);
+        return;
+      }
+    }
   }
 
   correlation(type: string): void {

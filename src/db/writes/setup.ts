@@ -19,6 +19,21 @@ export async function claimTimeZone(db: Queryable, timeZone: string): Promise<st
   return rows[0].value;
 }
 
+/**
+ * Forgets `timeZone` as the zone that cuts days while the database holds no
+ * data cut in days by it: a first import that failed before storing anything
+ * so leaves the choice to the next try. Answers whether it did.
+ */
+export async function releaseUnusedTimeZone(db: Queryable, timeZone: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `DELETE FROM settings WHERE key = 'time_zone' AND value = $1
+       AND NOT EXISTS (SELECT 1 FROM samples) AND NOT EXISTS (SELECT 1 FROM workouts) AND NOT EXISTS (SELECT 1 FROM state_of_mind)
+       AND NOT EXISTS (SELECT 1 FROM daily_aggregates) AND NOT EXISTS (SELECT 1 FROM activity_summaries) AND NOT EXISTS (SELECT 1 FROM aggregate_buckets)`,
+    [timeZone],
+  );
+  return rowCount === 1;
+}
+
 /** Stores `timeZone` as the zone that cuts days, whatever was stored: only for a database whose days are all gone (the embedded demo replaced). */
 export async function replaceTimeZone(db: Queryable, timeZone: string): Promise<void> {
   await db.query(`INSERT INTO settings (key, value) VALUES ('time_zone', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [timeZone]);
