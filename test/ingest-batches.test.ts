@@ -170,6 +170,23 @@ describe('workouts, routes and series', () => {
     assert.deepEqual(left, { workouts: 0, routes: 0, streams: 0, samples: 0 });
   });
 
+  test("points another user sends for this user's workout are not stored, and never shut out this user's own", async () => {
+    const mine = uuid(0x23, 1);
+    const workout = { uuid: mine, type: 'HKWorkoutTypeIdentifier', kind: 'workout', start: T, end: T + 600_000, sourceName: 'Apple Watch', workout: { activityType: 'running', duration: 600 } };
+    await ok(batch({ samples: [workout] }));
+    const points = (value: number) => ({ workoutUUID: mine, type: 'HKQuantityTypeIdentifierHeartRate', unit: 'count/min', points: [{ t: T + 1000, value }] });
+    const track = { workoutUUID: mine, points: [{ t: T + 1000, lat: 1, lon: 2 }] };
+    const theirs = await ok(batch({ routes: [track], series: [points(99)] }), { 'x-user-id': OTHER });
+    assert.deepEqual([theirs.routePoints, theirs.seriesPoints], [0, 0]);
+    const own = await ok(batch({ routes: [track], series: [points(120)] }));
+    assert.deepEqual([own.routePoints, own.seriesPoints], [1, 1]);
+    const rows = await db.query(
+      `SELECT user_id::text AS owner, 'stream' AS what FROM workout_streams WHERE workout_uuid = $1 UNION ALL SELECT user_id::text, 'route' FROM workout_routes WHERE workout_uuid = $1 ORDER BY 2`,
+      [mine.toLowerCase()],
+    );
+    assert.deepEqual(rows, [{ owner: SYNC_USER, what: 'route' }, { owner: SYNC_USER, what: 'stream' }]);
+  });
+
   test("another user's deletion never touches this user's rows", async () => {
     const S = uuid(0x22, 1);
     await ok(batch({ samples: [heartRate(S, T, 90)] }));

@@ -156,13 +156,16 @@ export async function insertStagedMoods(client: pg.ClientBase, userId: string): 
  * time. Rows are made first, then locked in key order, then rewritten from
  * what is stored now, so a concurrent batch adding to the same stream waits
  * and loses nothing. A stream whose workout uuid another user holds is left
- * untouched. Answers the points added.
+ * untouched, and none is made for it: keyed by workout uuid alone, it would
+ * shut out the owner's own points. Answers the points added.
  */
 async function mergeStagedPoints(client: pg.ClientBase, userId: string, table: string, staging: string, key: string, merge: string): Promise<number> {
   await client.query(
     `INSERT INTO ${table} (user_id, ${key}, times_ms, ${table === 'workout_routes' ? 'latitudes, longitudes, altitudes_m' : '"values"'})
      SELECT DISTINCT $1::uuid, ${key}, '{}'::bigint[], ${table === 'workout_routes' ? `'{}'::float8[], '{}'::float8[], '{}'::float8[]` : `'{}'::float8[]`}
-     FROM ${staging} ORDER BY ${key}
+     FROM ${staging} s
+     WHERE NOT EXISTS (SELECT 1 FROM workouts w WHERE w.uuid = s.workout_uuid AND w.user_id <> $1::uuid)
+     ORDER BY ${key}
      ON CONFLICT DO NOTHING`,
     [userId],
   );
