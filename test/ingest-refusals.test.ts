@@ -35,8 +35,8 @@ async function refused(body: string | Buffer, status: number, message: RegExp | 
   else assert.match(answer.body.error, message);
 }
 
-/** One request written by hand (headers fetch would merge or drop), answered with the raw reply. */
-function rawPost(extraHeaders: string[], body: string): Promise<string> {
+/** Writes `parts` on one connection as they are (headers fetch would merge or drop), answered with all the server sent until it closed (3 s at most). */
+function rawExchange(parts: Array<string | Buffer>): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(Number(new URL(server.ingestUrl).port), '127.0.0.1');
     let text = '';
@@ -44,9 +44,14 @@ function rawPost(extraHeaders: string[], body: string): Promise<string> {
     socket.on('error', () => {});
     socket.on('close', () => resolve(text));
     setTimeout(() => socket.destroy(), 3_000);
-    const head = [`POST /v1/batches HTTP/1.1`, 'Host: x', `Authorization: Bearer ${UPLOAD_TOKEN}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`, ...extraHeaders];
-    socket.end(head.join('\r\n') + '\r\n\r\n' + body);
+    for (const part of parts) socket.write(part);
   });
+}
+
+/** One batch posted by hand with `extraHeaders`, the connection closed after its answer. */
+function rawPost(extraHeaders: string[], body: string): Promise<string> {
+  const head = [`POST /v1/batches HTTP/1.1`, 'Host: x', `Authorization: Bearer ${UPLOAD_TOKEN}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`, ...extraHeaders];
+  return rawExchange([head.join('\r\n') + '\r\n\r\n' + body]);
 }
 
 describe('tokens and headers', () => {
@@ -191,19 +196,11 @@ describe('bodies', () => {
       return Buffer.concat([Buffer.from(head), Buffer.alloc(bytes - head.length, 0x20)]);
     };
     const exchange = (body: Buffer, declared = body.length) =>
-      new Promise<string>((resolve) => {
-        const socket = connect(Number(new URL(server.ingestUrl).port), '127.0.0.1');
-        let text = '';
-        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-        socket.on('error', () => {});
-        socket.on('close', () => resolve(text));
-        setTimeout(() => socket.destroy(), 3_000);
-        socket.write(
-          `POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${UPLOAD_TOKEN}\r\nContent-Type: application/x-ndjson\r\nX-Puls-Protocol: 1\r\nContent-Length: ${declared}\r\n\r\n`,
-        );
-        socket.write(body);
-        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      });
+      rawExchange([
+        `POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${UPLOAD_TOKEN}\r\nContent-Type: application/x-ndjson\r\nX-Puls-Protocol: 1\r\nContent-Length: ${declared}\r\n\r\n`,
+        body,
+        'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      ]);
     const lingered = await exchange(refusedBody(INGEST.lingerBytes));
     assert.match(lingered, /^HTTP\/1\.1 400 [^]*line 2: kind must be one of[^]*HTTP\/1\.1 200 /, 'the refusal, then the next request\'s answer');
     assert.doesNotMatch(lingered.split('HTTP/1.1 200')[0], /connection: close/i);
