@@ -26,6 +26,9 @@ export const POINTS = { default: 500, max: 5000, min: 2 } as const;
 /** Range caps, in 24-hour days of `end - start`. */
 export const RANGE_CAP_DAYS = { samples: 31, perDay: 366 } as const;
 
+/** An export's range cap, in 24-hour days: the samples dataset's, or the day-grained ones' (also what the viewer's export form checks). */
+export const exportCapDays = (dataset: string): number => (dataset === 'samples' ? RANGE_CAP_DAYS.samples : RANGE_CAP_DAYS.perDay);
+
 /** Day-grained answers also refuse a range touching more local days than this (a DST year slips one more in). */
 export const MAX_LOCAL_DAYS = 366;
 

@@ -300,6 +300,38 @@ test('a workout\'s GPS track and streams draw', async () => {
   await close(tab);
 });
 
+test('a count per minute reads as what it counts: rpm for cycling cadence, bpm for heart rate', async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  const CADENCE = 'HKQuantityTypeIdentifierCyclingCadence';
+  const ride = (await api('/v1/workouts?limit=200')).workouts.find((w: any) => w.availableMetrics.includes(CADENCE) && w.availableMetrics.includes('HKQuantityTypeIdentifierHeartRate'));
+  assert.ok(ride, 'the demo has a ride with cadence and heart rate');
+  await visit(tab, `#/workouts/${ride.uuid}`);
+  const titles = await tab.page.$$eval('.stream figure', (f) => f.map((e) => e.getAttribute('data-chart')));
+  assert.ok(titles.includes('Cycling cadence (rpm)'), titles.join(' | '));
+  assert.ok(titles.includes('Heart rate (bpm)'), titles.join(' | '));
+  await close(tab);
+});
+
+test('text on the accent colour is readable in light and dark (WCAG AA, 4.5:1)', async () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    const tab = await openTab(1280, scheme);
+    await tab.page.goto(`${server.baseUrl}/app`);
+    const ratio = await tab.page.$eval('#sign-in button[type=submit]', (button) => {
+      const style = getComputedStyle(button);
+      const luminance = (css: string) => {
+        const [r, g, b] = css.match(/[\d.]+/g)!.slice(0, 3).map((v) => Number(v) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const [a, b] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x);
+      return (a + 0.05) / (b + 0.05);
+    });
+    assert.ok(ratio >= 4.5, `${scheme}: ${ratio.toFixed(2)}:1`);
+    await close(tab);
+  }
+});
+
 test('the export form downloads a CSV whose first line is the header', async () => {
   const tab = await openTab();
   await signIn(tab);
@@ -368,7 +400,7 @@ test("a per-user read token signs in the same way and sees its user's data, with
   assert.ok(tab.requests.every((url) => !url.includes(token)), 'the read token never appears in a URL');
 });
 
-test('keyboard: the pages are links reached with Tab', async () => {
+test('keyboard: the pages are links reached with Tab; focus survives each redraw, so arrow keys step through a filter', async () => {
   const tab = await openTab();
   await signIn(tab);
   await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
@@ -377,6 +409,30 @@ test('keyboard: the pages are links reached with Tab', async () => {
   assert.equal(await tab.page.evaluate(() => document.activeElement?.textContent), 'Trends');
   await tab.page.keyboard.press('Enter');
   await tab.page.waitForSelector('main[data-ready="true"][data-view="#/trends"]');
+  // The new page's content has the focus, not <body>.
+  assert.equal(await tab.page.evaluate(() => document.activeElement?.id), 'main');
+  await visit(tab, '#/workouts');
+  await tab.page.focus('#activity-type');
+  const types = await tab.page.$$eval('#activity-type option', (o) => o.map((e) => (e as HTMLOptionElement).value));
+  assert.ok(types.length >= 3, 'the demo has at least two activity types');
+  for (const type of types.slice(1, 3)) {
+    await tab.page.keyboard.press('ArrowDown');
+    await tab.page.waitForSelector(`main[data-ready="true"][data-view="#/workouts?type=${type}"]`);
+    assert.equal(await tab.page.evaluate(() => document.activeElement?.id), 'activity-type', 'the filter keeps the focus');
+  }
+  await close(tab);
+});
+
+test("switching user on a workout's page goes to the list: the workout is the other user's", async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  const workout = (await api('/v1/workouts?limit=1')).workouts[0];
+  await visit(tab, `#/workouts/${workout.uuid}`);
+  await tab.page.selectOption('#user-picker', USERS[1]);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/workouts"]');
+  assert.equal(await tab.page.isVisible('text=workout not found'), false);
+  await tab.page.selectOption('#user-picker', USERS[0]);
   await close(tab);
 });
 

@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { EXPORT_COLUMNS, type ExportDataset } from '../core/export-encoding.js';
 import { dailyMetricTypes, type DailyMetricType } from '../core/registry.js';
 import { errors } from '../errors.js';
-import { RANGE_CAP_DAYS } from '../limits.js';
+import { exportCapDays } from '../limits.js';
 import { checkRange, requireKnownTypes, requireSampleType } from '../params/checks.js';
 import { End, Enum, Start, TypeList } from '../schemas/common.js';
 import { knownTypes } from '../reads/types.js';
@@ -48,9 +48,6 @@ export interface ExportPlan {
   /** workouts and routes: only this activity type, when given. */
   activityType: string | null;
 }
-
-/** The range cap of a dataset, in 24-hour days. */
-export const exportCapDays = (dataset: ExportDataset): number => (dataset === 'samples' ? RANGE_CAP_DAYS.samples : RANGE_CAP_DAYS.perDay);
 
 /** The plan of a valid request; a 400 for any problem. */
 export async function planExport(query: Static<typeof ExportParams>, userId: string, timeZone: string, db: Db): Promise<ExportPlan> {

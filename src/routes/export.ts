@@ -5,8 +5,8 @@
 // it and hands the plan to the runner.
 import { EXPORT_COLUMNS } from '../core/export-encoding.js';
 import { errors } from '../errors.js';
-import { EXPORT_DATASETS, EXPORT_FORMATS, exportCapDays, ExportParams, planExport } from '../export/plan.js';
-import { EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, MAX_LOCAL_DAYS, RANGE_CAP_DAYS, spokenDuration } from '../limits.js';
+import { EXPORT_DATASETS, EXPORT_FORMATS, ExportParams, planExport } from '../export/plan.js';
+import { EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, exportCapDays, MAX_LOCAL_DAYS, RANGE_CAP_DAYS, spokenDuration } from '../limits.js';
 import { defineRoute } from './route.js';
 import { EXAMPLE } from '../schemas/examples.js';
 

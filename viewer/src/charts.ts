@@ -33,6 +33,8 @@ export interface ChartSpec {
   daily?: boolean;
   /** Formats the y axis ticks (default: the numbers as they are). */
   yTicks?: (value: number) => string;
+  /** Spacings the y ticks may take (default: uPlot's), e.g. whole hours of minutes. */
+  yIncrements?: number[];
 }
 
 const DAY_MS = 86_400_000;
@@ -40,9 +42,15 @@ const DAY_MS = 86_400_000;
 const DAY_INCREMENTS = [1, 2, 7, 14, 28, 56, 91, 182, 364].map((d) => d * DAY_MS);
 
 /** How an x value reads, on the axis and in the legend. */
+/** A daily axis spanning more than this names the year too: "Nov 25" would be ambiguous across a year. */
+const YEAR_SHOWN_FROM_MS = 180 * DAY_MS;
+
 function xLabel(ts: number, spec: ChartSpec, wide: boolean): string {
   const date = new Date(ts).toISOString().slice(0, 10);
-  if (spec.daily) return dayLabel(date, { day: 'numeric', month: 'short' });
+  if (spec.daily) {
+    const span = spec.data[0].length > 1 ? spec.data[0][spec.data[0].length - 1] - spec.data[0][0] : 0;
+    return dayLabel(date, span > YEAR_SHOWN_FROM_MS ? { day: 'numeric', month: 'short', year: '2-digit' } : { day: 'numeric', month: 'short' });
+  }
   return wide ? `${dayLabel(date, { day: 'numeric', month: 'short' })} ${timeOfDay(ts, spec.zone)}` : timeOfDay(ts, spec.zone);
 }
 
@@ -108,7 +116,7 @@ export function chart(spec: ChartSpec): HTMLElement {
           ...(spec.daily ? { incrs: DAY_INCREMENTS } : {}),
           values: (_u, splits) => splits.map((ts) => xLabel(ts, spec, false)),
         },
-        { ...axis(), size: 60, ...(spec.yTicks ? { values: (_u, splits) => splits.map(spec.yTicks!) } : {}) },
+        { ...axis(), size: 60, ...(spec.yTicks ? { values: (_u, splits) => splits.map(spec.yTicks!) } : {}), ...(spec.yIncrements ? { incrs: spec.yIncrements } : {}) },
       ],
       series,
       bands,

@@ -49,13 +49,22 @@ const DISPLAY: Record<string, DisplayUnit> = {
   degC: { factor: 1, label: '°C', digits: 1 },
 };
 
-export function displayUnit(unit: string | null): DisplayUnit {
-  return DISPLAY[unit ?? ''] ?? { factor: 1, label: unit ?? '', digits: 1 };
+/** `count/min` counts beats for a heart rate, but turns of the pedals for cadence and breaths for respiration. */
+const PER_MINUTE: Record<string, string> = {
+  HKQuantityTypeIdentifierCyclingCadence: 'rpm',
+  HKQuantityTypeIdentifierRespiratoryRate: 'breaths/min',
+};
+
+/** How `unit` is shown; `type`, when given, names what a count per minute counts. */
+export function displayUnit(unit: string | null, type?: string): DisplayUnit {
+  const shown = DISPLAY[unit ?? ''] ?? { factor: 1, label: unit ?? '', digits: 1 };
+  if (unit === 'count/min' && type !== undefined && !type.includes('HeartRate')) return { ...shown, label: PER_MINUTE[type] ?? 'per min' };
+  return shown;
 }
 
-/** A value in its canonical unit, shown in its display unit: "62 bpm", "5.21 km", "7,512". */
-export function quantity(value: number, unit: string | null, withLabel = true): string {
-  const shown = displayUnit(unit);
+/** A value in its canonical unit, shown in its display unit: "62 bpm", "85 rpm", "5.21 km", "7,512". */
+export function quantity(value: number, unit: string | null, withLabel = true, type?: string): string {
+  const shown = displayUnit(unit, type);
   const n = value * shown.factor;
   const text = shown.digits === 0 ? integer.format(n) : shown.digits === 1 ? oneDecimal.format(n) : twoDecimals.format(n);
   return withLabel && shown.label ? `${text} ${shown.label}` : text;

@@ -93,7 +93,10 @@ function drawHeader(): void {
       const userId = select.value === users.default ? null : select.value;
       session.pickUser(userId);
       signed = { ...signed!, api: apiFor(signed!.token, userId), catalog: null };
-      void render();
+      // A workout's page belongs to its user: another user goes back to the list.
+      const { name, rest } = currentPage();
+      if (name === 'workouts' && rest.length > 0) location.hash = '#/workouts';
+      else void render();
     });
     picker = h('label', { class: 'picker' }, h('span', { class: 'sr-only' }, 'User'), select);
   }
@@ -113,16 +116,34 @@ function currentPage(): { name: string; title: string; page: Page; rest: string[
   return { ...found, rest: rest.map(decodeURIComponent), params: new URLSearchParams(query) };
 }
 
+/**
+ * Keyboard focus across a redraw, which rebuilds the header and the page: the
+ * control that had it (a filter, the user picker) gets it back once it is
+ * drawn again, so arrow keys step on through its options; anything else
+ * (a page link, a workout) hands it to <main>, where the new page begins.
+ */
+function focusAfterDraw(id: string | null): void {
+  if (document.activeElement !== document.body && document.activeElement !== null) return;
+  const again = id === null ? null : document.getElementById(id);
+  if (again) again.focus();
+  else main.focus({ preventScroll: true });
+}
+
 async function render(): Promise<void> {
   if (!signed) return;
   const mine = ++renderCount;
   const state = signed;
   const page = currentPage();
   const hash = location.hash;
+  const focused = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement.id || null : null;
+  const hadFocus = document.activeElement !== document.body && document.activeElement !== null;
   disposeCharts();
   delete main.dataset.ready;
   main.dataset.page = page.name;
   drawHeader();
+  // The user picker lives in the header, drawn again just now.
+  const picker = focused === null ? null : document.getElementById(focused);
+  if (picker) picker.focus();
   document.title = `${page.title} · healthd`;
   const context: Context = {
     api: state.api,
@@ -141,6 +162,7 @@ async function render(): Promise<void> {
   }
   // A later navigation owns the page now.
   if (mine !== renderCount || signed !== state) return;
+  if (hadFocus) focusAfterDraw(focused);
   main.dataset.view = hash;
   main.dataset.ready = 'true';
   if (!performance.getEntriesByName('healthd:ready').length) performance.mark('healthd:ready');

@@ -18,8 +18,10 @@ export function ringsSvg(rings: Ring[], label: string): SVGElement {
     const r = RADII[i];
     const circumference = 2 * Math.PI * r;
     const fraction = ring.value !== null && ring.goal ? Math.min(1, ring.value / ring.goal) : 0;
+    figure.append(svg('circle', { cx: 50, cy: 50, r, class: `ring-track ring-${ring.name}`, 'stroke-width': WIDTH, fill: 'none' }));
+    // Nothing to draw at 0: a round cap on an empty dash would still paint a dot.
+    if (fraction <= 0) return;
     figure.append(
-      svg('circle', { cx: 50, cy: 50, r, class: `ring-track ring-${ring.name}`, 'stroke-width': WIDTH, fill: 'none' }),
       svg('circle', {
         cx: 50, cy: 50, r, class: `ring-fill ring-${ring.name}`, 'stroke-width': WIDTH, fill: 'none', 'stroke-linecap': 'round',
         'stroke-dasharray': `${(fraction * circumference).toFixed(2)} ${circumference.toFixed(2)}`,

@@ -7,11 +7,13 @@ import { failure, h, section } from '../dom.js';
 import { formatInteger, typeName } from '../format.js';
 import { save } from '../download.js';
 import { addDays, dayStart, lastDays, localDate } from '../zone.js';
+import { exportCapDays } from '../../../src/limits.js';
 
 const DATASETS = [
   ['daily_metrics', 'Daily metrics'],
-  ['samples', 'Raw samples (at most 31 days)'],
+  ['samples', `Raw samples (at most ${exportCapDays('samples')} days)`],
   ['workouts', 'Workouts'],
+  ['routes', 'Workout routes (GPS points)'],
   ['sleep', 'Sleep nights'],
   ['activity', 'Activity rings'],
   ['state_of_mind', 'State of mind'],
@@ -73,6 +75,15 @@ function exportForm(context: Context, types: CatalogType[]): HTMLElement {
     event.preventDefault();
     if (to.value < from.value) {
       status.textContent = 'The last day must not be before the first.';
+      return;
+    }
+    const days = (Date.parse(to.value) - Date.parse(from.value)) / 86_400_000 + 1;
+    if (days > exportCapDays(dataset.value)) {
+      status.textContent = `${dataset.selectedOptions[0]?.textContent ?? 'This dataset'}: at most ${exportCapDays(dataset.value)} days in one file; these are ${days}.`;
+      return;
+    }
+    if (dataset.value === 'daily_metrics' && dailyTypes.selectedOptions.length === 0) {
+      status.textContent = 'Choose at least one type.';
       return;
     }
     const params: Record<string, string | number> = {

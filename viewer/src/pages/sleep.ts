@@ -31,7 +31,7 @@ export async function sleepPage(context: Context, page: HTMLElement): Promise<vo
   const { api, zone, params } = context;
   const days = SPANS.find((d) => String(d) === params.get('d')) ?? 7;
   const spans = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Nights' },
-    ...SPANS.map((d) => h('a', { href: `#/sleep?d=${d}`, class: 'button', 'aria-pressed': String(d === days) }, `${d} nights`)));
+    ...SPANS.map((d) => h('a', { href: `#/sleep?d=${d}`, class: 'button', 'aria-current': d === days ? 'page' : null }, `${d} nights`)));
   page.append(h('h1', {}, 'Sleep'), h('div', { class: 'controls card' }, spans));
   const range = lastDays(days, zone);
   let nights: Night[];
@@ -57,6 +57,8 @@ export async function sleepPage(context: Context, page: HTMLElement): Promise<vo
     xRange: [xs[0] - 43_200_000, xs[xs.length - 1] + 43_200_000],
     series: [{ label: 'Asleep', bars: true, format: hoursMinutes, color: 2 }],
     yTicks: hoursMinutes,
+    // Minutes, ticked at whole hours (or half hours when the nights are short).
+    yIncrements: [30, 60, 120, 180, 240, 360, 480, 720],
     data: [xs, range.dates.map((d) => longest.get(d)?.asleepMinutes ?? null)],
     height: 180,
   })));

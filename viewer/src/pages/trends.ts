@@ -80,7 +80,7 @@ export async function trendsPage(context: Context, page: HTMLElement): Promise<v
       const values = new Map((series.find((m) => m.identifier === identifier)?.days ?? []).map((d) => [d.date, d.value]));
       const present = [...values.values()].filter((v): v is number => v !== null);
       const stats = present.length
-        ? `mean ${quantity(present.reduce((a, b) => a + b, 0) / present.length, unit)} · range ${quantity(Math.min(...present), unit, false)}–${quantity(Math.max(...present), unit)} · ${present.length} of ${days} days`
+        ? `mean ${quantity(present.reduce((a, b) => a + b, 0) / present.length, unit, true, identifier)} · range ${quantity(Math.min(...present), unit, false)}–${quantity(Math.max(...present), unit, true, identifier)} · ${present.length} of ${days} days`
         : 'no values in these days';
       // Drawn in display units (km, %, bpm), so the axis reads like the legend.
       const { factor } = displayUnit(unit);
@@ -96,7 +96,7 @@ export async function trendsPage(context: Context, page: HTMLElement): Promise<v
             zone: 'UTC',
             xRange,
             syncKey: 'trends',
-            series: [{ label: typeName(identifier), format: (v) => quantity(v / factor, unit), color: index % 6 }],
+            series: [{ label: typeName(identifier), format: (v) => quantity(v / factor, unit, true, identifier), color: index % 6 }],
             data: [xs, column],
             height: 180,
           }),

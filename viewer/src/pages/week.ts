@@ -22,7 +22,7 @@ export async function weekPage(context: Context, page: HTMLElement): Promise<voi
   const headlines = section('This week');
   const days = section('Day by day');
   const stepsChart = section('Steps');
-  page.append(h('h1', {}, 'Today and the last 7 days'), headlines, days, stepsChart);
+  page.append(h('h1', {}, 'The last 7 days, today included'), headlines, days, stepsChart);
 
   const loadDays = (async () => {
     try {

@@ -74,11 +74,11 @@ function streamChart(stream: WorkoutSeries['series'][number], series: WorkoutSer
   const { factor } = displayUnit(stream.unit);
   return h('div', { class: 'stream', 'data-stream': stream.type },
     chart({
-      title: `${typeName(stream.type)} (${displayUnit(stream.unit).label || 'count'})`,
+      title: `${typeName(stream.type)} (${displayUnit(stream.unit, stream.type).label || 'count'})`,
       zone,
       xRange: [series.start, series.end],
       syncKey: 'workout',
-      series: [{ label: typeName(stream.type), format: (v) => quantity(v / factor, stream.unit), color: index % 6 }],
+      series: [{ label: typeName(stream.type), format: (v) => quantity(v / factor, stream.unit, true, stream.type), color: index % 6 }],
       data: [stream.points.map((p) => p[0]), stream.points.map((p) => p[1] * factor)],
       height: 160,
     }));
@@ -108,12 +108,12 @@ function routeView(route: WorkoutRoute, context: Context, uuid: string): HTMLEle
 function statistics(workout: WorkoutDetail, units: Map<string, string | null>): HTMLElement {
   const entries = Object.entries(workout.statisticsDetail);
   if (entries.length === 0) return section('Statistics', h('p', { class: 'muted' }, 'None recorded.'));
-  const cell = (v: number | undefined, unit: string | null) => h('td', {}, v === undefined ? '–' : quantity(v, unit));
+  const cell = (v: number | undefined, unit: string | null, type: string) => h('td', {}, v === undefined ? '–' : quantity(v, unit, true, type));
   return section('Statistics', h('div', { class: 'scroll' }, h('table', {},
     h('thead', {}, h('tr', {}, ...['', 'min', 'mean', 'max', 'total'].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, ...entries.map(([identifier, s]) => {
       const unit = units.get(identifier) ?? null;
-      return h('tr', {}, h('th', { scope: 'row' }, typeName(identifier)), cell(s.min, unit), cell(s.avg, unit), cell(s.max, unit), cell(s.sum, unit));
+      return h('tr', {}, h('th', { scope: 'row' }, typeName(identifier)), ...[s.min, s.avg, s.max, s.sum].map((v) => cell(v, unit, identifier)));
     })))));
 }
 
