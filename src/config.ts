@@ -32,6 +32,8 @@ export interface Config {
   corsOrigins: readonly string[];
   host: string;
   port: number;
+  /** SERVICE_SHARE_PORT: several processes may listen on the same ports (SO_REUSEPORT); otherwise a port in use is refused. */
+  sharePort: boolean;
   /** SERVICE_MCP_PORT: the MCP server's listener on `host`; null when `off`. */
   mcpPort: number | null;
   database: DatabaseSettings;
@@ -126,6 +128,9 @@ function mcpPort(env: Env, others: Readonly<Record<string, number>>): number | n
   return port;
 }
 
+/** SERVICE_HOST as a URL writes it: an IPv6 address in brackets. */
+export const hostInUrl = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
 export const DEFAULT_EMBEDDED_PORT = 54329;
 
 export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
@@ -136,11 +141,16 @@ export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
   };
 }
 
+/** A token's rules, wherever it was set (`where`: the setting, or the file holding it). */
+export function checkSecret(where: string, value: string): void {
+  if (value === 'change-me') throw new ConfigError(`${where} still holds the placeholder change-me; set a secret of at least 16 characters`);
+  if (value.length < 16) throw new ConfigError(`${where} must be at least 16 characters`);
+}
+
 function secret(env: Env, name: string): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
-  if (value === 'change-me') throw new ConfigError(`${name} still holds the placeholder change-me; set a secret of at least 16 characters`);
-  if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  checkSecret(name, value);
   return value;
 }
 
@@ -177,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (/\s/.test(host)) throw new ConfigError('SERVICE_HOST must be a host address');
   const port = integer(env, 'SERVICE_PORT', 8081, 0, 65535);
   const ingest = loadIngestSettings(env, token, database);
+  if (port !== 0 && ingest.port === port) throw new ConfigError('SERVICE_INGEST_PORT must differ from SERVICE_PORT (the receiver has its own listener)');
 
   return {
     apiToken: token ?? null,
@@ -187,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: corsOrigins(env),
     host,
     port,
+    sharePort: bool(env, 'SERVICE_SHARE_PORT', false),
     mcpPort: mcpPort(env, { SERVICE_PORT: port, SERVICE_INGEST_PORT: ingest.port }),
     database,
     limits: tunables(env),

@@ -45,11 +45,15 @@ export const errors = {
   tooManyFailedAuth: (retryAfterSeconds: number) =>
     new ApiError(429, 'too many failed authentications; retry later', { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError(500, 'internal error'),
+  /** The MCP listener and a browser page of an origin not in SERVICE_CORS_ORIGINS (DNS rebinding). */
+  originRefused: () => new ApiError(403, 'a web page of this Origin may not call the MCP server (only origins listed in SERVICE_CORS_ORIGINS may)'),
   exportsBusy: () =>
     new ApiError(503, `${countInWords(EXPORT_SLOTS)} export${EXPORT_SLOTS === 1 ? ' is' : 's are'} already running; retry later`, {
       'Retry-After': String(EXPORT_RETRY_AFTER_S),
     }),
   queryTimeout: () => new ApiError(504, QUERY_TIMEOUT_MESSAGE),
+  /** A request on a kept-alive connection once the database connections are closing: another process (or this one restarted) will answer. */
+  shuttingDown: () => new ApiError(503, 'the server is shutting down; retry', { 'Retry-After': '1' }),
 } as const;
 
 /** SQLSTATE of a statement cancelled by statement_timeout. */

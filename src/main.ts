@@ -3,7 +3,7 @@
 // → the read API's listener → the MCP server's (src/start/mcp.ts) → the sync
 // receiver's, when an upload token exists (src/start/receiver.ts) → the
 // graceful stop (src/start/shutdown.ts) → the banner.
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, hostInUrl, loadConfig, type Config } from './config.js';
 import { createHttpServer } from './http/server.js';
 import { loadUws, type Uws } from './http/uws.js';
 import { describeError, log } from './log.js';
@@ -31,7 +31,13 @@ async function main(): Promise<void> {
     refuse((error as Error).message);
   }
 
-  const embedded: EmbeddedServing | null = config.database.url ? null : await prepareEmbedded(config);
+  let embedded: EmbeddedServing | null = null;
+  try {
+    if (!config.database.url) embedded = await prepareEmbedded(config);
+  } catch (error) {
+    if (error instanceof ConfigError) refuse(error.message);
+    throw error;
+  }
   const resolved: ResolvedConfig = {
     ...config,
     apiToken: embedded?.apiToken ?? config.apiToken!,
@@ -54,7 +60,15 @@ async function main(): Promise<void> {
   }
 
   const server = createHttpServer(uws, services, allRoutes(), { authenticate: readAuthenticator(tokens, resolved.apiToken) });
-  const port = await server.listen(config.host, config.port);
+  let port: number;
+  try {
+    port = await server.listen(config.host, config.port);
+  } catch (error) {
+    tokens.stop();
+    await closeServices(services, 1_000);
+    await embedded?.database.close();
+    refuse(`SERVICE_HOST/SERVICE_PORT: ${(error as Error).message}`);
+  }
 
   let mcp: RunningMcp | null;
   let receiver: () => RunningReceiver | null;
@@ -81,7 +95,7 @@ async function main(): Promise<void> {
 
   // Announced only once the signal handlers are in place: a supervisor that
   // stops the service right after it is ready gets the graceful path.
-  const url = `http://${config.host}:${port}`;
+  const url = `http://${hostInUrl(config.host)}:${port}`;
   process.stdout.write(`healthd listening on ${url}\n`);
   process.stdout.write(`  viewer: ${url}/app\n`);
   if (mcp) process.stdout.write(`  mcp:    ${mcp.url}\n`);

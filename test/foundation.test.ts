@@ -402,6 +402,8 @@ describe('settings refused at start', () => {
     ['bad multi-user flag', { SERVICE_MULTI_USER: 'yes' }, /SERVICE_MULTI_USER/],
     ['bad proxy flag', { TRUST_PROXY_HEADERS: 'maybe' }, /TRUST_PROXY_HEADERS/],
     ['bad port', { SERVICE_PORT: '70000' }, /SERVICE_PORT/],
+    ['the receiver on the read API\'s port', { SERVICE_PORT: '18555', SERVICE_INGEST_PORT: '18555' }, /^healthd: SERVICE_INGEST_PORT must differ from SERVICE_PORT/],
+    ['bad share-port flag', { SERVICE_SHARE_PORT: 'sometimes' }, /SERVICE_SHARE_PORT/],
   ];
   for (const [name, overrides, message] of cases) {
     test(name, async () => {
@@ -413,6 +415,19 @@ describe('settings refused at start', () => {
       assert.match(lines[0], message);
     });
   }
+
+  test('a port another server listens on is refused in one line, never shared (unless SERVICE_SHARE_PORT)', async () => {
+    const other = await startServer({ databaseUrl: db.url });
+    try {
+      const { code, output } = await runServerExpectingExit({ ...base(), SERVICE_PORT: String(other.port), SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: 'off' });
+      assert.equal(code, 1);
+      assert.equal(output.trim().split('\n').length, 1, output);
+      assert.match(output.trim(), new RegExp(`^healthd: SERVICE_HOST/SERVICE_PORT: could not listen on 127\\.0\\.0\\.1:${other.port} \\(in use`));
+      assert.equal((await other.get('/healthz')).status, 200, 'the first server still answers');
+    } finally {
+      await other.stop();
+    }
+  });
 
   test('a database without the schema', async () => {
     const empty = await createTestDatabase();

@@ -10,11 +10,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { loadConfig } from '../src/config.js';
+import { canonicalAddress } from '../src/http/auth.js';
 import { createHttpServer, type HttpServer } from '../src/http/server.js';
 import { loadUws } from '../src/http/uws.js';
 import { defineRoute, json } from '../src/routes/route.js';
 import type { Services } from '../src/services.js';
-import { bearer, getRequest, rawRequest, type RawResponse } from './support/faults.js';
+import { bearer, getRequest, rawExchange, rawRequest, type RawResponse } from './support/faults.js';
 import { DEFAULT_USER, TEST_TOKEN } from './support/server.js';
 
 const UNAUTHORIZED_BODY = '{"error":"missing or invalid bearer token"}';
@@ -126,6 +127,17 @@ describe('the HTTP front', () => {
     assert.equal(post.status, 405);
   });
 
+  test('HTTP framing: Content-Length given twice closes the connection unanswered, nothing behind it served; a HEAD answer has no body', async () => {
+    for (const path of ['/instant', '/v1/echo']) {
+      const smuggled = await rawExchange(port, [`GET ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 38\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n`]);
+      assert.equal(smuggled, '', `${path}: no answer, and none for the request smuggled behind it`);
+    }
+    for (const path of ['/v1/echo', '/nowhere']) {
+      const head = await rawExchange(port, [`HEAD ${path} HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]);
+      assert.match(head, /^HTTP\/1\.1 40[45] [^]*?\r\n\r\nHTTP\/1\.1 401 /, `${path}: the next answer follows the HEAD answer's head at once`);
+    }
+  });
+
   test('405 carries Allow: GET with the rest of the head', async () => {
     const response = (await rawRequest(port, `POST /v1/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n`))!;
     assert.equal(response.status, 405);
@@ -172,6 +184,35 @@ describe('the throttle comes before the parameters', () => {
         assert.equal(response.status, 429, `token: ${token === null ? 'none' : 'valid'}`);
         assert.match(response.headers['retry-after'], /^[1-6]$/);
       }
+    } finally {
+      started.http.stopListening();
+    }
+  });
+});
+
+describe("the throttle's address, read by uWS or by node", () => {
+  test('the same client is one key whichever listener read its address (a dual-stack SERVICE_HOST)', () => {
+    // As uWS and node write the same two clients on a listener bound to '::'.
+    assert.equal(canonicalAddress('0000:0000:0000:0000:0000:ffff:7f00:0001'), '127.0.0.1');
+    assert.equal(canonicalAddress('::ffff:127.0.0.1'), '127.0.0.1');
+    assert.equal(canonicalAddress('0000:0000:0000:0000:0000:0000:0000:0001'), '::1');
+    assert.equal(canonicalAddress('::1'), '::1');
+    assert.equal(canonicalAddress('2001:0db8:0000:0000:0000:0000:0000:0001'), '2001:db8::1');
+    assert.equal(canonicalAddress('203.0.113.9'), '203.0.113.9');
+  });
+});
+
+describe('shutting down', () => {
+  test('once the pools are closing, a request on a kept-alive connection is a 503 that closes it, never a query on an ended pool', async () => {
+    const started = start();
+    const port = await started.listen();
+    try {
+      started.http.refuseRequests();
+      const response = (await rawRequest(port, getRequest('/v1/echo', bearer(TEST_TOKEN))))!;
+      assert.equal(response.status, 503);
+      assert.equal(response.headers['retry-after'], '1');
+      assert.equal(response.headers.connection, 'close');
+      assert.deepEqual(JSON.parse(response.body.toString()), { error: "the server is shutting down; retry" });
     } finally {
       started.http.stopListening();
     }

@@ -3,10 +3,12 @@
 // nothing of it is stored — not a sample, not a batch row, not a user.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
 import { INGEST } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { rawExchange, waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN, type PostOptions } from './support/ingest.js';
 import { startServer, TEST_TOKEN, type TestServer } from './support/server.js';
 
@@ -35,23 +37,12 @@ async function refused(body: string | Buffer, status: number, message: RegExp | 
   else assert.match(answer.body.error, message);
 }
 
-/** Writes `parts` on one connection as they are (headers fetch would merge or drop), answered with all the server sent until it closed (3 s at most). */
-function rawExchange(parts: Array<string | Buffer>): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(Number(new URL(server.ingestUrl).port), '127.0.0.1');
-    let text = '';
-    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(text));
-    setTimeout(() => socket.destroy(), 3_000);
-    for (const part of parts) socket.write(part);
-  });
-}
+const ingestPort = () => Number(new URL(server.ingestUrl).port);
 
 /** One batch posted by hand with `extraHeaders`, the connection closed after its answer. */
 function rawPost(extraHeaders: string[], body: string): Promise<string> {
   const head = [`POST /v1/batches HTTP/1.1`, 'Host: x', `Authorization: Bearer ${UPLOAD_TOKEN}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`, ...extraHeaders];
-  return rawExchange([head.join('\r\n') + '\r\n\r\n' + body]);
+  return rawExchange(ingestPort(), [head.join('\r\n') + '\r\n\r\n' + body]);
 }
 
 describe('tokens and headers', () => {
@@ -91,6 +82,15 @@ describe('tokens and headers', () => {
     assert.match(await rawPost([`X-User-ID: ${other}`, `X-User-ID: ${other}`], body), /^HTTP\/1\.1 400 [^]*"X-User-ID must be given once"/);
   });
 
+  test('HTTP framing: Content-Length given twice closes the connection unanswered, nothing behind it served; a HEAD answer has no body', async () => {
+    const smuggled = await rawExchange(ingestPort(), [
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 38\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n`,
+    ]);
+    assert.equal(smuggled, '', 'no answer, and none for the request smuggled behind it');
+    const head = await rawExchange(ingestPort(), ['HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    assert.match(head, /^HTTP\/1\.1 405 [^]*?\r\n\r\nHTTP\/1\.1 200 [^]*\{"ok":true\}$/, 'the next answer follows the HEAD answer\'s head at once');
+  });
+
   test('a 413 has a well-formed status line (a reason after the code)', async () => {
     const reply = await rawPost([], batch({ samples: [] }, { sampleCount: 100_001 }));
     assert.match(reply, /^HTTP\/1\.1 413 Content Too Large\r\n/);
@@ -116,6 +116,17 @@ describe('bodies', () => {
     await refused('hello\n', 400, /^line 1: not valid JSON/);
     await refused('[1,2]\n', 400, /^line 1: the header must be a JSON object$/);
     await refused('', 400, /the body is empty/);
+  });
+
+  test('a phone that drops off mid-upload: nothing stored, logged as gone (info), not as a failure', async () => {
+    const head = batch({}, { sampleCount: 2 }) + JSON.stringify(ONE) + '\n';
+    const socket = connect(ingestPort(), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(`POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${UPLOAD_TOKEN}\r\nContent-Length: 100000\r\n\r\n${head}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await waitFor('the hang-up logged', async () => server.output().includes('batch abandoned: the client went away'), 5_000);
+    assert.doesNotMatch(server.output(), /"batch failed"/);
   });
 
   test('truncated gzip is 400', async () => {
@@ -196,7 +207,7 @@ describe('bodies', () => {
       return Buffer.concat([Buffer.from(head), Buffer.alloc(bytes - head.length, 0x20)]);
     };
     const exchange = (body: Buffer, declared = body.length) =>
-      rawExchange([
+      rawExchange(ingestPort(), [
         `POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${UPLOAD_TOKEN}\r\nContent-Type: application/x-ndjson\r\nX-Puls-Protocol: 1\r\nContent-Length: ${declared}\r\n\r\n`,
         body,
         'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',

@@ -223,6 +223,13 @@ describe('HTTP front', () => {
     assert.equal((await malformed.json()).error.code, -32700);
   });
 
+  test('a web page of another origin is refused before its token is looked at (the transport\'s DNS-rebinding rule)', async () => {
+    const headers = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://evil.example' };
+    const answer = await fetch(server.mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    assert.equal(answer.status, 403);
+    assert.match((await answer.json()).error, /^a web page of this Origin may not call the MCP server/);
+  });
+
   test('a JSON-RPC batch is refused at once with -32600 (the SDK\'s JSON mode hangs on a request cancelled in its own batch)', async () => {
     const auth = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const batch = [

@@ -6,12 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../src/db/embedded.js';
 import { tmpRoot } from './support/db.js';
 import { importCli } from './support/import-cli.js';
-import { MAIN } from './support/server.js';
+import { MAIN, runServerExpectingExit } from './support/server.js';
 
 interface Started {
   output: () => string;
@@ -86,12 +86,23 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
     } finally {
       assert.equal(await first.stop(), 0);
     }
+    // A token file written by hand is held to the setting's rules: refused in one line naming the file.
+    const uploadFile = join(dataDir, 'upload-token');
+    writeFileSync(uploadFile, 'change-me\n');
+    const refused = await runServerExpectingExit({ HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' }, 60_000);
+    assert.equal(refused.code, 1, refused.output);
+    assert.match(refused.output, new RegExp(`healthd: ${uploadFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(SERVICE_UPLOAD_TOKEN\\) still holds the placeholder change-me`));
+    writeFileSync(uploadFile, first.uploadToken + '\n');
+    // One that others could read (a copy, a chmod) is made 0600 again at start.
+    chmodSync(join(dataDir, 'api-token'), 0o644);
     const second = await startWithoutSettings(dataDir, pgPort);
     try {
       assert.equal(second.token, first.token, 'the token is kept');
       assert.equal(second.uploadToken, first.uploadToken, 'the upload token is kept');
       assert.equal(second.user, first.user);
       assert.doesNotMatch(second.output(), /loading demo data/, 'demo data is loaded once');
+      assert.equal(statSync(join(dataDir, 'api-token')).mode & 0o777, 0o600);
+      assert.match(second.output(), /api-token was readable by others \(mode 644\): made 0600/);
       const users = await fetch(second.url + '/v1/users', { headers: { authorization: `Bearer ${second.token}` } });
       assert.equal(users.status, 200);
     } finally {

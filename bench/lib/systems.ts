@@ -30,6 +30,8 @@ export async function startHealthd(settings: SystemSettings, count: number, node
     SERVICE_USER_ID: settings.userId,
     SERVICE_PORT: String(port),
     SERVICE_MCP_PORT: 'off',
+    // Several processes on one port for the scaling rows.
+    SERVICE_SHARE_PORT: 'true',
     SERVICE_MULTI_USER: 'true',
     SERVICE_TIME_ZONE: settings.timeZone,
     TRUST_PROXY_HEADERS: 'true',

@@ -85,12 +85,28 @@ async function letPostgresUserReach(dir: string, log: (line: string) => void): P
   }
 }
 
-async function superuserPassword(dir: string): Promise<string> {
-  const file = join(dir, 'pg-superuser-password');
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const password = randomBytes(18).toString('base64url');
-  await writeFile(file, password + '\n', { mode: 0o600 });
-  return password;
+/**
+ * A secret kept in a file of the data directory (a token, a password): made
+ * (random, mode 0600) when absent, else read, and made 0600 again when others
+ * could read it (the start grants search permission on the directories above,
+ * so a readable file there is readable by any local user who knows its path).
+ * `check`, when given, refuses a value written by hand that a setting's rules
+ * would refuse (a token too short, the placeholder).
+ */
+export async function secretFile(file: string, log: (line: string) => void, check?: (value: string) => void): Promise<string> {
+  if (!existsSync(file)) {
+    const secret = randomBytes(24).toString('base64url');
+    await writeFile(file, secret + '\n', { mode: 0o600 });
+    return secret;
+  }
+  const mode = (await stat(file)).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    await chmod(file, 0o600);
+    log(`${file} was readable by others (mode ${mode.toString(8)}): made 0600`);
+  }
+  const secret = (await readFile(file, 'utf8')).trim();
+  check?.(secret);
+  return secret;
 }
 
 /** Longest Unix socket path the kernel takes (sun_path holds 108 bytes with the NUL). */
@@ -124,7 +140,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const databaseDir = join(dir, 'pg');
   const port = options.port || (await freePort());
-  const password = await superuserPassword(dir);
+  const password = await secretFile(join(dir, 'pg-superuser-password'), log);
   await letPostgresUserReach(databaseDir, log);
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();

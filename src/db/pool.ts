@@ -72,14 +72,32 @@ export interface PoolOptions {
  */
 export const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
 
+/**
+ * A connection string and the session settings healthd's sessions need. pg
+ * lets an `options` parameter in the string replace the pool's own, which
+ * would silently drop them (read-only, the statement timeout): the string's
+ * options are kept and ours follow them, so ours win (the last -c does).
+ */
+export function withSessionOptions(connectionString: string, ours: string): { connectionString: string; options: string } {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString, options: ours };
+  }
+  const theirs = url.searchParams.get('options');
+  if (theirs === null) return { connectionString, options: ours };
+  url.searchParams.delete('options');
+  return { connectionString: url.toString(), options: `${theirs} ${ours}` };
+}
+
 export function createReadOnlyPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: options.connectionString,
+    ...withSessionOptions(options.connectionString, `-c default_transaction_read_only=on -c statement_timeout=${options.statementTimeoutMs}`),
     max: options.max,
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName,
-    options: `-c default_transaction_read_only=on -c statement_timeout=${options.statementTimeoutMs}`,
     // pool.query drops a client whose query timed out instead of reusing it.
     ...(options.statementTimeoutMs > 0 ? { query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
   });

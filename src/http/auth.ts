@@ -42,6 +42,27 @@ export function selectUser(reader: Reader, requested: string | undefined, rules:
   return requested;
 }
 
+/**
+ * A socket's address written one way whoever read it: uWS writes IPv6 in
+ * full (`0000:…:ffff:7f00:0001`), node compressed with a mapped IPv4 dotted
+ * (`::ffff:127.0.0.1`). The failed-auth throttle keys on it across the
+ * listeners, so both become the same text: compressed IPv6 (as URLs write
+ * it), an IPv4-mapped one as plain IPv4. IPv4 text is kept as it is.
+ */
+export function canonicalAddress(address: string): string {
+  if (!address.includes(':')) return address;
+  let host: string;
+  try {
+    host = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (!mapped) return host;
+  const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
 /** The socket's address, or the last X-Forwarded-For entry (the one our proxy appended) when trusted. */
 export function clientAddress(socketAddress: string, forwardedFor: string, trustProxyHeaders: boolean): string {
   if (trustProxyHeaders && forwardedFor) {

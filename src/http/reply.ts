@@ -2,7 +2,7 @@
 // client is gone (uWS aborts the process on that). A reply's head is a status,
 // header lines fixed per kind of reply (built once, not per request), the
 // request's id, the reply's own headers and its content type.
-import type { HttpResponse } from './uws.js';
+import type { HttpRequest, HttpResponse } from './uws.js';
 import type { ResponseState } from './stream-sink.js';
 
 const REASONS: Record<number, string> = {
@@ -53,4 +53,32 @@ export function sendWhole(
     writeHead(res, status, head);
     res.end(body, closeConnection);
   });
+}
+
+/**
+ * Closes the connection without an answer, reading nothing more from it: for a
+ * request whose framing cannot be trusted. (uWS would still serve a request it
+ * has already read into its buffer behind one answered with Connection:
+ * close; and a response cannot be touched once it has ended.)
+ */
+export function hangUp(res: HttpResponse, state: ResponseState): void {
+  if (state.aborted || state.done) return;
+  state.done = true;
+  res.close();
+}
+
+/**
+ * Whether a request declares its body's length more than once. uWS takes the
+ * first Content-Length and reads what follows the shorter length as the next
+ * request: a proxy that took another value would pass a request through
+ * unseen (request smuggling). Such a request is refused and its connection
+ * closed. The headers are walked only when a Content-Length is there.
+ */
+export function contentLengthRepeated(req: HttpRequest): boolean {
+  if (req.getHeader('content-length') === '') return false;
+  let seen = 0;
+  req.forEach((name) => {
+    if (name === 'content-length') seen++;
+  });
+  return seen > 1;
 }

@@ -20,9 +20,9 @@ import { parseQueryString } from '../params/query-string.js';
 import type { JsonReply, Reader, RequestContext, Route, StreamReply } from '../routes/route.js';
 import { UserParams } from '../schemas/common.js';
 import type { Services } from '../services.js';
-import { clientAddress, selectUser, staticReadToken, type ReadAuthenticator } from './auth.js';
+import { canonicalAddress, clientAddress, selectUser, staticReadToken, type ReadAuthenticator } from './auth.js';
 import { CorsPolicy } from './cors.js';
-import { headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js';
+import { contentLengthRepeated, hangUp, headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js';
 import { Router } from './router.js';
 import { UwsStreamSink, type ResponseState } from './stream-sink.js';
 import { FailedAuthThrottle } from './throttle.js';
@@ -40,6 +40,8 @@ interface Snapshot {
   /** Read only with SERVICE_CORS_ORIGINS set, as is preflightMethod (Access-Control-Request-Method). */
   origin: string;
   preflightMethod: string;
+  /** Content-Length given more than once (contentLengthRepeated). */
+  repeatedLength: boolean;
 }
 
 /** Everything the pipeline reads from `req`, which uWS invalidates once the handler returns or awaits. */
@@ -62,6 +64,7 @@ function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean, c
     forwardedProto: req.getHeader('x-forwarded-proto'),
     origin: cors ? req.getHeader('origin') : '',
     preflightMethod: cors ? req.getHeader('access-control-request-method') : '',
+    repeatedLength: contentLengthRepeated(req),
   };
 }
 
@@ -71,7 +74,7 @@ function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean, c
  * here (called before the first await, so the client cannot have gone yet).
  */
 function throttleKey(res: HttpResponse, forwardedFor: string, trustProxyHeaders: boolean): string {
-  return clientAddress('', forwardedFor, trustProxyHeaders) || Buffer.from(res.getRemoteAddressAsText()).toString();
+  return clientAddress('', forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
 }
 
 const JSON_TYPE = 'application/json';
@@ -92,8 +95,10 @@ const STATIC_READER: Reader = Object.freeze({ boundUser: null });
 
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
-  /** Stops accepting connections; running requests go on. */
+  /** Stops accepting connections; running requests go on, and kept-alive connections' next requests are still served (each then closed). */
   stopListening(): void;
+  /** Once the pools are about to close: any further request is a 503 (its connection closed) rather than a query on an ended pool. */
+  refuseRequests(): void;
   /** Requests (JSON and streams) still running. */
   readonly inFlight: number;
   readonly throttle: FailedAuthThrottle;
@@ -116,12 +121,14 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   let requestCounter = 0;
   let inFlight = 0;
   let shuttingDown = false;
+  let refusing = false;
 
   const app = uws.App();
-  const listening = listener(uws, app);
+  const listening = listener(uws, app, config.sharePort);
 
-  function errorReply(res: HttpResponse, state: ResponseState, error: ApiError, fixed: HeaderLines, requestId: string): void {
-    sendWhole(res, state, error.status, { fixed, requestId, own: error.headers, contentType: JSON_TYPE }, errorBody(error), shuttingDown);
+  /** An error's reply; without its body for HEAD (a body after a HEAD answer would read as the next response). */
+  function errorReply(res: HttpResponse, state: ResponseState, error: ApiError, fixed: HeaderLines, requestId: string, head = false): void {
+    sendWhole(res, state, error.status, { fixed, requestId, own: error.headers, contentType: JSON_TYPE }, head ? '' : errorBody(error), shuttingDown);
   }
 
   function toApiError(error: unknown, requestId: string, route: string): ApiError {
@@ -167,7 +174,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
    * the route has none at hand (the request then takes the usual path).
    */
   function answeredAtOnce(res: HttpResponse, req: HttpRequest, route: Route): boolean {
-    if (req.getCaseSensitiveMethod() !== 'GET') return false;
+    if (req.getCaseSensitiveMethod() !== 'GET' || contentLengthRepeated(req)) return false;
     const reply = route.immediate?.(services);
     if (reply === undefined) return false;
     const fixed = fixedHeaders(route, cors.enabled ? req.getHeader('origin') : '');
@@ -201,13 +208,16 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     });
     const requestId = nextRequestId();
     const fixed = fixedHeaders(route, request.origin);
-    if (!match || !route) return errorReply(res, state, errors.notFound(), fixed, requestId);
+    const head = request.method === 'HEAD';
+    if (request.repeatedLength) return hangUp(res, state);
+    if (!match || !route) return errorReply(res, state, errors.notFound(), fixed, requestId, head);
     if (request.method !== 'GET') {
       const preflight = cors.enabled && route.crossOrigin && request.method === 'OPTIONS' ? cors.preflightHeaders(request.origin, request.preflightMethod) : null;
       if (preflight) return sendWhole(res, state, 204, { fixed: preflight, requestId }, '', shuttingDown);
-      return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId);
+      return errorReply(res, state, errors.methodNotAllowed(), fixed, requestId, head);
     }
 
+    if (refusing) return errorReply(res, state, errors.shuttingDown(), fixed, requestId);
     inFlight++;
     try {
       let reader = STATIC_READER;
@@ -267,6 +277,10 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     stopListening() {
       shuttingDown = true;
       listening.close();
+    },
+    refuseRequests() {
+      shuttingDown = true;
+      refusing = true;
     },
     get inFlight() {
       return inFlight;

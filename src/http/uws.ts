@@ -23,17 +23,30 @@ export function loadUws(allowFallback: boolean): { uws: Uws; native: boolean } {
   }
 }
 
-/** An app's listening socket: `listen` answers the port (0 picks one); `close` stops accepting connections. */
-export function listener(uws: Uws, app: TemplatedApp): { listen(host: string, port: number): Promise<number>; close(): void } {
+type ListenCallback = (socket: us_listen_socket | false) => void;
+/** The native listen with options, which the typings leave out. */
+type ListenWithOptions = (host: string, port: number, options: number, cb: ListenCallback) => void;
+
+/**
+ * An app's listening socket: `listen` answers the port (0 picks one); `close`
+ * stops accepting connections. uWS listens with SO_REUSEPORT by default, so a
+ * second server on a port in use would start and take half its connections:
+ * the port is exclusive unless `shared` (SERVICE_SHARE_PORT, several healthd
+ * processes spreading one port's connections on purpose).
+ */
+export function listener(uws: Uws, app: TemplatedApp, shared: boolean): { listen(host: string, port: number): Promise<number>; close(): void } {
   let socket: us_listen_socket | null = null;
+  const exclusive = (uws as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
   return {
     listen(host, port) {
       return new Promise((resolve, reject) => {
-        app.listen(host, port, (listening) => {
-          if (!listening) return reject(new Error(`could not listen on ${host}:${port}`));
+        const done: ListenCallback = (listening) => {
+          if (!listening) return reject(new Error(`could not listen on ${host}:${port}${shared ? '' : ' (in use, or not an address of this machine)'}`));
           socket = listening;
           resolve(uws.us_socket_local_port(listening as never));
-        });
+        };
+        if (shared || exclusive === undefined) app.listen(host, port, done);
+        else (app.listen as unknown as ListenWithOptions).call(app, host, port, exclusive, done);
       });
     },
     close() {

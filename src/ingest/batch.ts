@@ -26,7 +26,7 @@ import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { INGEST } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { Line } from './body.js';
-import { ingestErrors } from './errors.js';
+import { ClientLeft, ingestErrors } from './errors.js';
 import { describeKind, lineKind, parseHeader, Slots, type BatchHeader, type LineKind } from './framing.js';
 import {
   compile,
@@ -301,6 +301,11 @@ const QUERY_CANCELED = '57014';
 /** An error from storing as the answer: ours as they are; the database's a 503 (transient), or a 400 when it refused a value. */
 function asAnswer(error: unknown, userId: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof ClientLeft) {
+    // A phone that lost its connection mid-upload: it sends the batch again. Nothing was stored; nobody reads the answer.
+    log.info('batch abandoned: the client went away', { userId });
+    return ingestErrors.unavailable();
+  }
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && REFUSED_VALUE_CLASSES.includes(code.slice(0, 2))) {
     log.warn('batch refused by the database', { userId, ...describeError(error) });

@@ -44,3 +44,11 @@ export const ingestErrors = {
   unavailable: () => new ApiError(503, 'the batch could not be stored now; retry'),
   timeout: () => new ApiError(503, 'storing the batch took too long; retry'),
 } as const;
+
+/** What a batch's body stream fails with when its client hangs up: no fault of the batch or the server. */
+export class ClientLeft extends Error {
+  constructor() {
+    super('the client went away before its batch was read');
+    this.name = 'ClientLeft';
+  }
+}

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ApiError, errors } from '../errors.js';
-import { clientAddress } from '../http/auth.js';
-import { headerLines, sendWhole } from '../http/reply.js';
+import { canonicalAddress, clientAddress } from '../http/auth.js';
+import { hangUp, headerLines, sendWhole } from '../http/reply.js';
 import type { ResponseState } from '../http/stream-sink.js';
 import type { FailedAuthThrottle } from '../http/throttle.js';
 import { listener, type HttpRequest, type HttpResponse, type Uws } from '../http/uws.js';
@@ -20,7 +20,7 @@ import { parseQueryString } from '../params/query-string.js';
 import type { Uploader } from '../tokens/store.js';
 import { storeBatch, type BatchStore } from './batch.js';
 import { ndjsonLines } from './body.js';
-import { FixedBodyError, ingestErrors } from './errors.js';
+import { ClientLeft, FixedBodyError, ingestErrors } from './errors.js';
 import { requestVersion } from './framing.js';
 import { capabilities, digestAnswer, statsAnswer, uuidsAnswer } from './reads.js';
 
@@ -37,14 +37,18 @@ interface Snapshot {
   batchId: string;
   encoding: string;
   contentLength: string;
+  /** Content-Length given more than once: refused, the connection closed (see contentLengthRepeated). */
+  repeatedLength: boolean;
 }
 
 function snapshot(req: HttpRequest, trustProxyHeaders: boolean): Snapshot {
   let forwardedFor = '';
   const userIds: string[] = [];
+  let lengths = 0;
   // getHeader answers '' for an absent header and an empty one alike, and only the first of several.
   req.forEach((name, value) => {
     if (name === 'x-user-id') userIds.push(value);
+    else if (name === 'content-length') lengths++;
     else if (trustProxyHeaders && name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
   });
   return {
@@ -59,6 +63,7 @@ function snapshot(req: HttpRequest, trustProxyHeaders: boolean): Snapshot {
     batchId: req.getHeader('x-batch-id'),
     encoding: req.getHeader('content-encoding'),
     contentLength: req.getHeader('content-length'),
+    repeatedLength: lengths > 1,
   };
 }
 
@@ -85,6 +90,8 @@ export interface IngestServerOptions {
   /** Shared with the read API: failed attempts on either port draw from one allowance. */
   throttle: FailedAuthThrottle;
   trustProxyHeaders: boolean;
+  /** SERVICE_SHARE_PORT: the port may be shared with other healthd processes. */
+  sharePort: boolean;
 }
 
 export interface IngestServer {
@@ -107,7 +114,7 @@ function restIsBounded(contentLength: string): boolean {
 export function createIngestServer(uws: Uws, options: IngestServerOptions): IngestServer {
   const { store, authenticate, throttle, trustProxyHeaders } = options;
   const app = uws.App();
-  const listening = listener(uws, app);
+  const listening = listener(uws, app, options.sharePort);
   const idPrefix = 'in-' + randomBytes(3).toString('hex');
   let requestCounter = 0;
   let inFlight = 0;
@@ -117,14 +124,15 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
     sendWhole(res, state, status, { fixed: HEADERS, requestId, own, contentType: JSON_TYPE }, body, close || shuttingDown);
   }
 
-  function replyError(res: HttpResponse, state: ResponseState, requestId: string, error: ApiError, close = false): void {
-    const body = error instanceof FixedBodyError ? error.body : JSON.stringify({ error: error.message });
+  /** An error's reply; without its body for HEAD (a body after a HEAD answer would read as the next response). */
+  function replyError(res: HttpResponse, state: ResponseState, requestId: string, error: ApiError, close = false, head = false): void {
+    const body = head ? '' : error instanceof FixedBodyError ? error.body : JSON.stringify({ error: error.message });
     reply(res, state, requestId, error.status, body, error.headers as Record<string, string>, close);
   }
 
   /** The checks every authenticated request passes, in order; answers the user it acts for. */
   function authorize(res: HttpResponse, request: Snapshot): string {
-    const address = clientAddress('', request.forwardedFor, trustProxyHeaders) || Buffer.from(res.getRemoteAddressAsText()).toString();
+    const address = clientAddress('', request.forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
     const wait = throttle.retryAfterSeconds(address, Date.now());
     if (wait > 0) throw errors.tooManyFailedAuth(wait);
     const uploader = authenticate(request.authorization);
@@ -168,7 +176,7 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
         }
       },
     });
-    state.onAbort = () => body.destroy(new Error('client went away'));
+    state.onAbort = () => body.destroy(new ClientLeft());
     res.onData((chunk, isLast) => {
       if (state.aborted || state.done || body.destroyed) return;
       received += chunk.byteLength;
@@ -244,6 +252,8 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
     });
     const requestId = `${idPrefix}-${(++requestCounter).toString(36)}`;
     const closeEarly = request.contentLength !== '' && !restIsBounded(request.contentLength);
+    const head = request.method === 'HEAD';
+    if (request.repeatedLength) return hangUp(res, state);
     try {
       const route = ROUTES[request.url];
       if (!route) throw errors.notFound();
@@ -253,9 +263,9 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
       if (request.url === '/v1/batches') return receiveBatch(res, state, request, userId, requestId);
       return read(res, state, request, userId, requestId);
     } catch (error) {
-      if (error instanceof ApiError) return replyError(res, state, requestId, error, closeEarly);
+      if (error instanceof ApiError) return replyError(res, state, requestId, error, closeEarly, head);
       log.error('receiver request failed', { requestId, ...describeError(error) });
-      return replyError(res, state, requestId, errors.internal(), closeEarly);
+      return replyError(res, state, requestId, errors.internal(), closeEarly, head);
     }
   });
 

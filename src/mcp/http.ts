@@ -22,7 +22,7 @@ import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { errors, type ApiError } from '../errors.js';
-import { clientAddress, staticReadToken, type ReadAuthenticator } from '../http/auth.js';
+import { canonicalAddress, clientAddress, staticReadToken, type ReadAuthenticator } from '../http/auth.js';
 import { FailedAuthThrottle } from '../http/throttle.js';
 import { describeError, log } from '../log.js';
 import type { Reader, RequestContext } from '../routes/route.js';
@@ -124,7 +124,7 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
   /** The reader, or null once a refusal has been sent. */
   function admit(req: IncomingMessage, res: ServerResponse): Reader | null {
     const forwarded = req.headers['x-forwarded-for'];
-    const address = clientAddress(req.socket.remoteAddress ?? '', Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? ''), config.trustProxyHeaders);
+    const address = clientAddress(canonicalAddress(req.socket.remoteAddress ?? ''), Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? ''), config.trustProxyHeaders);
     const wait = throttle.retryAfterSeconds(address, Date.now());
     if (wait > 0) {
       sendError(res, errors.tooManyFailedAuth(wait));
@@ -194,6 +194,9 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
     if (path !== MCP_PATH) return sendError(res, errors.notFound());
     // Stateless Streamable HTTP: no session to resume (GET) or end (DELETE).
     if (req.method !== 'POST') return sendError(res, errors.mcpPostOnly(MCP_PATH));
+    // The transport's rule against DNS rebinding: a browser page (it sends Origin) of an origin not allowed is refused.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !config.corsOrigins.includes(origin)) return sendError(res, errors.originRefused());
     const reader = admit(req, res);
     if (reader === null) return;
     await serveMcp(req, res, reader);

@@ -4,16 +4,15 @@
 // with the writer role (the sync receiver's), and the secrets it needs kept
 // in files of the data directory (mode 0600), made once and reused on every
 // later start: the database passwords, the read token and the upload token.
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Config } from '../config.js';
+import { checkSecret, type Config } from '../config.js';
 import { applyMigrations } from '../db/migrate.js';
 import { READ_ROLE, WRITER_ROLE } from '../db/migrations.js';
 import { ensureLoginRole } from '../db/roles.js';
-import { embeddedUrl } from '../db/embedded.js';
+import { embeddedUrl, secretFile } from '../db/embedded.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
 import { hasUsers, preferredUser } from '../db/writes/demo.js';
 import { log } from '../log.js';
@@ -35,13 +34,10 @@ export interface EmbeddedServing {
   uploadToken: string;
 }
 
-/** A secret kept in the data directory: read when there, else made and written (0600). */
-export async function dataDirSecret(config: Config, name: string): Promise<string> {
+/** A secret kept in the data directory (secretFile); a token file holds to its setting's rules. */
+export function dataDirSecret(config: Config, name: string, setting?: string): Promise<string> {
   const file = join(config.database.dataDir, name);
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const secret = randomBytes(24).toString('base64url');
-  await writeFile(file, secret + '\n', { mode: 0o600 });
-  return secret;
+  return secretFile(file, (line) => log.warn(line), setting ? (value) => checkSecret(`${file} (${setting})`, value) : undefined);
 }
 
 /** The demo's first user while the demo is there; once a real import replaced it, the first user stored. */
@@ -85,10 +81,10 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
     return {
       database,
       readUrl: readUrl.toString(),
-      apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')),
+      apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token', 'SERVICE_API_TOKEN')),
       defaultUserId,
       ingestUrl: config.ingest.databaseUrl ?? ingestUrl.toString(),
-      uploadToken: config.ingest.uploadToken ?? (await dataDirSecret(config, 'upload-token')),
+      uploadToken: config.ingest.uploadToken ?? (await dataDirSecret(config, 'upload-token', 'SERVICE_UPLOAD_TOKEN')),
     };
   } catch (error) {
     await database.close();
@@ -115,5 +111,5 @@ export async function attachRunningEmbedded(config: Config): Promise<Pick<Embedd
   } finally {
     await reader.end().catch(() => {});
   }
-  return { readUrl, apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token')), defaultUserId };
+  return { readUrl, apiToken: config.apiToken ?? (await dataDirSecret(config, 'api-token', 'SERVICE_API_TOKEN')), defaultUserId };
 }

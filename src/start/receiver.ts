@@ -5,7 +5,7 @@
 // throttle; it claims the zone that cuts stored days, and refuses to start
 // when its login lacks the writer role's privileges.
 import type pg from 'pg';
-import { ConfigError } from '../config.js';
+import { ConfigError, hostInUrl } from '../config.js';
 import { missingWritePrivileges } from '../db/writes/ingest.js';
 import { claimTimeZone } from '../db/writes/setup.js';
 import { createWriterPool } from '../db/writer-pool.js';
@@ -77,8 +77,14 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
       authenticate: uploadAuthenticator(parts.tokens, config.ingest.uploadToken),
       throttle: parts.throttle,
       trustProxyHeaders: config.trustProxyHeaders,
+      sharePort: config.sharePort,
     });
-    const port = await server.listen(config.host, config.ingest.port);
+    let port: number;
+    try {
+      port = await server.listen(config.host, config.ingest.port);
+    } catch (error) {
+      throw new ConfigError(`SERVICE_INGEST_PORT: ${(error as Error).message}`);
+    }
     return { server, port, pool, close: () => Promise.all([pool.end(), namesPool.end()]).then(() => {}) };
   } catch (error) {
     await Promise.all([pool.end().catch(() => {}), namesPool.end().catch(() => {})]);
@@ -88,7 +94,7 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
 
 /** What the start-up prints about the receiver: its URL, the upload token (embedded only) and whose data the app writes. */
 export function receiverBanner(config: ResolvedConfig, port: number, showToken: boolean): string {
-  const url = `http://${config.host}:${port}`;
+  const url = `http://${hostInUrl(config.host)}:${port}`;
   const lines = [`healthd receiver listening on ${url} (Puls Sync Protocol v1; point the PulsHealth app here)`];
   if (showToken && config.ingest.uploadToken) lines.push(`  upload token: ${config.ingest.uploadToken}`);
   const readAs =

@@ -43,6 +43,7 @@ export function installShutdown(parts: Stoppable): void {
     while (running() > 0 && Date.now() < lastCall) await sleep(20);
     if (running() > 0) log.warn('exiting with requests still running', { requests: running() });
     await Promise.race([receiver?.close(), sleep(CLOSE_WAIT_MS)]);
+    server.refuseRequests();
     await closeServices(services, CLOSE_WAIT_MS);
     await parts.finally?.();
     process.exit(0);

@@ -106,6 +106,8 @@ async function main(argv: string[]): Promise<void> {
     case 'revoke': {
       if (rest.length !== 1 || !/^[1-9][0-9]*$/.test(rest[0])) throw new UsageError('revoke takes one token id (see `npm run tokens -- list`)');
       const id = Number(rest[0]);
+      // Ids are PostgreSQL integers: a larger number names no token (and would be a database error).
+      if (id > 2_147_483_647) throw new UsageError(`no active token ${rest[0]}`);
       const revoked = await withDatabase((client) => revokeToken(client, id, Date.now()));
       if (!revoked) throw new UsageError(`no active token ${id}`);
       process.stdout.write(`revoked token ${id}; running servers refuse it within seconds\n`);

@@ -410,3 +410,16 @@ export function markersOf(who: PersonData): string[] {
     String(who.stepValue), String(who.daySum), String(who.daySum / 10), String(T0 + 23 * HOUR + who.sleepShiftMs),
   ];
 }
+
+/** Writes `parts` on one connection as they are (what fetch would merge, drop or refuse to send), answered with all the server sent until it closed (3 s at most). */
+export function rawExchange(port: number, parts: Array<string | Buffer>): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(text));
+    setTimeout(() => socket.destroy(), 3_000);
+    for (const part of parts) socket.write(part);
+  });
+}
