@@ -189,6 +189,9 @@ describe('discovery', () => {
     assert.equal((daily.inputSchema.properties as any).types.maxItems, 10);
     const workouts = tools.find((t) => t.name === 'list_workouts')!;
     assert.equal((workouts.inputSchema.properties as any).limit.maximum, 200);
+    // The lists never change while connected: no change notifications are promised.
+    const capabilities = client.getServerCapabilities();
+    assert.deepEqual([capabilities?.tools?.listChanged, capabilities?.resources?.listChanged, capabilities?.prompts?.listChanged], [false, false, false]);
     // Every tool says it takes no other arguments (and refuses them: below).
     for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
   });

@@ -107,5 +107,8 @@ export function createMcpServer(core: McpCore, reader: () => Reader, gone?: () =
       messages: prompt.messages(args as Record<string, string | undefined>, zone, Date.now()),
     }));
   }
+  // The SDK advertises list-change notifications on registering; the lists never change while a client is
+  // connected (and the stateless HTTP transport could not notify), so none are promised.
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
   return server;
 }
