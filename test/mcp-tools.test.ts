@@ -458,6 +458,17 @@ describe('each tool answers what its REST route answers', () => {
     ]);
   });
 
+  test('get_sleep and get_state_of_mind over 366 days that a fall-back day lengthens past 366 × 24 h: asked in two pieces, the same answer', async () => {
+    // 2025-11-01 to 2026-11-01 in New York holds two fall-backs and one spring-forward: 8,785 hours.
+    for (const [tool, key] of [['get_sleep', 'nights'], ['get_state_of_mind', 'entries']] as const) {
+      const whole = await toolJson(client, tool, { start_date: '2025-11-01', end_date: '2026-11-01' });
+      const first = await toolJson(client, tool, { start_date: '2025-11-01', end_date: '2026-04-30' });
+      const second = await toolJson(client, tool, { start_date: '2026-05-01', end_date: '2026-11-01' });
+      assert.ok(whole[key].length > 0, `${tool}: the fixture's days are in the range`);
+      assert.deepEqual(whole[key], [...first[key], ...second[key]], tool);
+    }
+  });
+
   test('get_summary: the markdown page of /v1/summary', async () => {
     for (const range of ['7d', '30d']) {
       const tool = await toolText(client, 'get_summary', { range });

@@ -3,8 +3,9 @@
 // first instant of start_date to the first instant of the day after end_date —
 // so a 23- or 25-hour DST day is covered exactly. Caps count local days
 // (RANGE_CAP_DAYS); where the route behind a tool also caps the span at
-// N × 24 hours, a range that a DST day lengthens past it is refused here, with
-// the reason, rather than by the route in its own terms.
+// N × 24 hours, a range that a DST day lengthens past it is asked of the route
+// in two pieces when its answers are per day (dayPieces), else refused here,
+// with the reason, rather than by the route in its own terms.
 import { z } from 'zod';
 import { dayAfter, dayStartMs, lastNDays } from '../core/local-days.js';
 import { MAX_EPOCH_MS } from '../limits.js';
@@ -90,6 +91,20 @@ export function dayRange(startDate: string, endDate: string, zone: string, cap?:
     );
   }
   return { startDate, endDate, startMs, endMs, days };
+}
+
+/**
+ * The range cut at a local midnight into pieces each within `cap.days` × 24
+ * hours: one piece, unless a DST change lengthens the range past it (366 days
+ * holding a fall-back day but not the spring-forward), when it is cut in two.
+ * For a route whose answers are per local day, the pieces' answers together
+ * are the whole range's.
+ */
+export function dayPieces(range: DayRange, zone: string, cap: DayCap): DayRange[] {
+  if (range.endMs - range.startMs <= cap.days * DAY_MS || range.days < 2) return [range];
+  let firstEnd = range.startDate;
+  for (let i = 1; i < Math.floor(range.days / 2); i++) firstEnd = dayAfter(firstEnd);
+  return [dayRange(range.startDate, firstEnd, zone), dayRange(dayAfter(firstEnd), range.endDate, zone)];
 }
 
 /** Today's local date in `zone`. */

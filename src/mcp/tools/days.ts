@@ -5,9 +5,12 @@ import type { Static } from '@sinclair/typebox';
 import { RANGE_CAP_DAYS } from '../../limits.js';
 import type { ActivitySummaryResponse, SleepNightsResponse, StateOfMindResponse } from '../../schemas/resources.js';
 import { localTime, roundAll, roundValue } from '../compact.js';
-import { dayRange, LocalDate } from '../dates.js';
+import { dayPieces, dayRange, LocalDate } from '../dates.js';
 import { UserInput } from '../inputs.js';
 import { defineTool } from '../tool.js';
+
+/** The sleep and mood routes' cap: local days, and as many 24-hour days (a DST-lengthened range is asked in two pieces). */
+const PER_DAY = { days: RANGE_CAP_DAYS.perDay };
 
 const rangeInputs = {
   start_date: LocalDate('First local day, YYYY-MM-DD (inclusive).'),
@@ -41,11 +44,14 @@ export const getSleep = defineTool({
   input: rangeInputs,
   async run({ start_date, end_date, user }, ctx) {
     const zone = ctx.config.timeZone;
-    const range = dayRange(start_date, end_date, zone, { days: RANGE_CAP_DAYS.perDay, hours24: true });
-    const body = await ctx.json<Static<typeof SleepNightsResponse>>('getSleepNights', { user, query: { start: range.startMs, end: range.endMs } });
+    const pieces = dayPieces(dayRange(start_date, end_date, zone, PER_DAY), zone, PER_DAY);
+    const nights = [];
+    for (const piece of pieces) {
+      nights.push(...(await ctx.json<Static<typeof SleepNightsResponse>>('getSleepNights', { user, query: { start: piece.startMs, end: piece.endMs } })).nights);
+    }
     return {
       json: {
-        nights: body.nights.map((night) => ({
+        nights: nights.map((night) => ({
           ...roundAll(night),
           start: localTime(night.start, zone),
           end: localTime(night.end, zone),
@@ -65,11 +71,14 @@ export const getStateOfMind = defineTool({
   input: rangeInputs,
   async run({ start_date, end_date, user }, ctx) {
     const zone = ctx.config.timeZone;
-    const range = dayRange(start_date, end_date, zone, { days: RANGE_CAP_DAYS.perDay, hours24: true });
-    const body = await ctx.json<Static<typeof StateOfMindResponse>>('getStateOfMind', { user, query: { start: range.startMs, end: range.endMs } });
+    const pieces = dayPieces(dayRange(start_date, end_date, zone, PER_DAY), zone, PER_DAY);
+    const entries = [];
+    for (const piece of pieces) {
+      entries.push(...(await ctx.json<Static<typeof StateOfMindResponse>>('getStateOfMind', { user, query: { start: piece.startMs, end: piece.endMs } })).entries);
+    }
     return {
       json: {
-        entries: body.entries.map(({ uuid: _uuid, ...entry }) => ({ ...entry, timestamp: localTime(entry.timestamp, zone), valence: roundValue(entry.valence) })),
+        entries: entries.map(({ uuid: _uuid, ...entry }) => ({ ...entry, timestamp: localTime(entry.timestamp, zone), valence: roundValue(entry.valence) })),
       },
     };
   },
