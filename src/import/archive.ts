@@ -20,6 +20,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { ImportInputError } from './errors.js';
+import { utf16Order } from './xml-tokenizer.js';
 
 export interface ArchiveEntry {
   /** How messages name it: `export.zip:apple_health_export/export.xml`, or the path. */
@@ -122,9 +123,8 @@ async function readHead(input: Readable): Promise<{ text: string; damaged: boole
   }
   const head = Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
   // A file saved again as UTF-16 is still found as the export, so that reading it can say what is wrong.
-  const little = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0x3c && head[1] === 0x00);
-  const big = (head[0] === 0xfe && head[1] === 0xff) || (head[0] === 0x00 && head[1] === 0x3c);
-  const text = little || big ? new TextDecoder(little ? 'utf-16le' : 'utf-16be').decode(head) : head.toString('utf8');
+  const utf16 = utf16Order(head);
+  const text = utf16 ? new TextDecoder(utf16).decode(head) : head.toString('utf8');
   return { text, damaged };
 }
 

@@ -8,7 +8,7 @@
 // too, marked with the correlation's type: exports usually repeat them at top
 // level, but not always (xml-intake.ts stores each once).
 import { ImportInputError } from './errors.js';
-import { XmlSyntaxError, XmlTokenizer } from './xml-tokenizer.js';
+import { utf16Order, XmlSyntaxError, XmlTokenizer } from './xml-tokenizer.js';
 
 export type Attributes = Record<string, string>;
 export type Metadata = Record<string, string>;
@@ -146,8 +146,7 @@ export class HealthDataReader {
    * (names altered, units not recognised): refused, saying how to convert it.
    */
   private checkEncoding(first: Uint8Array): void {
-    const utf16 = (first[0] === 0xff && first[1] === 0xfe) || (first[0] === 0xfe && first[1] === 0xff) || (first[0] === 0x3c && first[1] === 0x00) || (first[0] === 0x00 && first[1] === 0x3c);
-    const declared = utf16 ? 'UTF-16' : /^(?:\xef\xbb\xbf)?<\?xml\s[^>]*?encoding\s*=\s*["']([^"']*)["']/.exec(Buffer.from(first.subarray(0, 256)).toString('latin1'))?.[1];
+    const declared = utf16Order(first) ? 'UTF-16' : /^(?:\xef\xbb\xbf)?<\?xml\s[^>]*?encoding\s*=\s*["']([^"']*)["']/.exec(Buffer.from(first.subarray(0, 256)).toString('latin1'))?.[1];
     if (declared === undefined || /^utf-?8$/i.test(declared)) return;
     throw new ImportInputError(
       `${this.fileName} is encoded in ${declared}; Apple Health writes export.xml in UTF-8, the only encoding read: convert it first (iconv -f ${declared} -t UTF-8)`,

@@ -45,6 +45,12 @@ export const IDENTICAL = 'repeats an identical record: stored once';
 /** Record ids seen, each with the metadata (JSON text, or null) of the record holding it. */
 type SeenIds = Map<string, string | null>;
 
+/** Whether `row`'s id is held by a record with other metadata. */
+function heldByOther(ids: SeenIds, row: SampleRow): boolean {
+  const held = ids.get(row.idHash);
+  return held !== undefined && held !== row.metadata;
+}
+
 export class XmlIntake implements HealthDataHandler {
   private readonly converter: RecordConverter;
   version: number | null = null;
@@ -115,8 +121,7 @@ export class XmlIntake implements HealthDataHandler {
       this.lastStartMs = row.startMs;
       this.idsAtLastStart.clear();
     }
-    if (this.lastInCorrelations) this.distinguish(row, this.idsAtLastStart, this.topLevelIds, this.nestedIds);
-    else this.distinguish(row, this.idsAtLastStart);
+    this.distinguish(row);
     if (this.idsAtLastStart.has(row.idHash)) {
       this.report.skip(identifier, IDENTICAL);
       return;
@@ -152,13 +157,10 @@ export class XmlIntake implements HealthDataHandler {
    * from the holder's takes its metadata into its id. Deterministic for a
    * file: the same export, imported again, gives every record the same id.
    */
-  private distinguish(row: SampleRow, ...seen: SeenIds[]): void {
-    for (const ids of seen) {
-      const held = ids.get(row.idHash);
-      if (held !== undefined && held !== row.metadata) {
-        row.idHash = contentHash('record-metadata', this.userId, [row.idHash, row.metadata ?? '']);
-        return;
-      }
+  private distinguish(row: SampleRow): void {
+    const { idsAtLastStart, topLevelIds, nestedIds } = this;
+    if (heldByOther(idsAtLastStart, row) || (this.lastInCorrelations && (heldByOther(topLevelIds, row) || heldByOther(nestedIds, row)))) {
+      row.idHash = contentHash('record-metadata', this.userId, [row.idHash, row.metadata ?? '']);
     }
   }
 

@@ -542,3 +542,10 @@ export class XmlTokenizer {
     throw new XmlSyntaxError(reason, line, from - this.lineStart + (NON_ASCII.test(before) ? utf8(before).length : before.length) + 1);
   }
 }
+
+/** The UTF-16 byte order the first bytes of an XML file show (a byte order mark, or `<` as two bytes), or null for none. */
+export function utf16Order(head: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0x3c && head[1] === 0x00)) return 'utf-16le';
+  if ((head[0] === 0xfe && head[1] === 0xff) || (head[0] === 0x00 && head[1] === 0x3c)) return 'utf-16be';
+  return null;
+}

@@ -135,15 +135,15 @@ async function render(): Promise<void> {
   const state = signed;
   const page = currentPage();
   const hash = location.hash;
-  const focused = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement.id || null : null;
-  const hadFocus = document.activeElement !== document.body && document.activeElement !== null;
+  const active = document.activeElement;
+  const hadFocus = active !== null && active !== document.body;
+  const focused = hadFocus && active instanceof HTMLElement ? active.id || null : null;
   disposeCharts();
   delete main.dataset.ready;
   main.dataset.page = page.name;
   drawHeader();
-  // The user picker lives in the header, drawn again just now.
-  const picker = focused === null ? null : document.getElementById(focused);
-  if (picker) picker.focus();
+  // The user picker lives in the header, drawn again just now: it has the focus back at once.
+  if (focused !== null) document.getElementById(focused)?.focus();
   document.title = `${page.title} · healthd`;
   const context: Context = {
     api: state.api,

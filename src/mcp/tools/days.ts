@@ -12,6 +12,13 @@ import { defineTool } from '../tool.js';
 /** The sleep and mood routes' cap: local days, and as many 24-hour days (a DST-lengthened range is asked in two pieces). */
 const PER_DAY = { days: RANGE_CAP_DAYS.perDay };
 
+/** A per-day route's answers from start_date to end_date, asked in as many pieces as its cap needs (dayPieces). */
+async function perDay<T>(startDate: string, endDate: string, zone: string, read: (query: { start: number; end: number }) => Promise<T[]>): Promise<T[]> {
+  const answers: T[] = [];
+  for (const piece of dayPieces(dayRange(startDate, endDate, zone, PER_DAY), zone, PER_DAY)) answers.push(...(await read({ start: piece.startMs, end: piece.endMs })));
+  return answers;
+}
+
 const rangeInputs = {
   start_date: LocalDate('First local day, YYYY-MM-DD (inclusive).'),
   end_date: LocalDate(`Last local day, YYYY-MM-DD (inclusive); at most ${RANGE_CAP_DAYS.perDay} days after start_date counted inclusively.`),
@@ -44,11 +51,7 @@ export const getSleep = defineTool({
   input: rangeInputs,
   async run({ start_date, end_date, user }, ctx) {
     const zone = ctx.config.timeZone;
-    const pieces = dayPieces(dayRange(start_date, end_date, zone, PER_DAY), zone, PER_DAY);
-    const nights = [];
-    for (const piece of pieces) {
-      nights.push(...(await ctx.json<Static<typeof SleepNightsResponse>>('getSleepNights', { user, query: { start: piece.startMs, end: piece.endMs } })).nights);
-    }
+    const nights = await perDay(start_date, end_date, zone, async (query) => (await ctx.json<Static<typeof SleepNightsResponse>>('getSleepNights', { user, query })).nights);
     return {
       json: {
         nights: nights.map((night) => ({
@@ -71,11 +74,7 @@ export const getStateOfMind = defineTool({
   input: rangeInputs,
   async run({ start_date, end_date, user }, ctx) {
     const zone = ctx.config.timeZone;
-    const pieces = dayPieces(dayRange(start_date, end_date, zone, PER_DAY), zone, PER_DAY);
-    const entries = [];
-    for (const piece of pieces) {
-      entries.push(...(await ctx.json<Static<typeof StateOfMindResponse>>('getStateOfMind', { user, query: { start: piece.startMs, end: piece.endMs } })).entries);
-    }
+    const entries = await perDay(start_date, end_date, zone, async (query) => (await ctx.json<Static<typeof StateOfMindResponse>>('getStateOfMind', { user, query })).entries);
     return {
       json: {
         entries: entries.map(({ uuid: _uuid, ...entry }) => ({ ...entry, timestamp: localTime(entry.timestamp, zone), valence: roundValue(entry.valence) })),
