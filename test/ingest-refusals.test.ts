@@ -129,6 +129,21 @@ describe('bodies', () => {
     assert.doesNotMatch(server.output(), /"batch failed"/);
   });
 
+  test('a line that is not UTF-8 is 400 naming it among many lines (blank lines counted); an earlier bad line is named first', async () => {
+    const samples = Array.from({ length: 300 }, (_, i) => heartRate(`AAAAAAAA-0000-4000-8000-${String(i + 100).padStart(12, '0')}`, T + i * 1000, 60));
+    const lines = batch({ samples }).split('\n');
+    lines.splice(2, 0, '   ');
+    const bytes = (bad: Map<number, Buffer>) => Buffer.concat(lines.map((line, i) => Buffer.concat([bad.get(i + 1) ?? Buffer.from(line), Buffer.from('\n')])));
+    const latin1 = Buffer.from(lines[199], 'latin1');
+    latin1[latin1.length - 3] = 0xe9;
+    for (const plain of [false, true]) {
+      const headers: Record<string, string> = plain ? {} : { 'content-encoding': 'gzip' };
+      const body = (bad: Map<number, Buffer>) => (plain ? bytes(bad) : gzipSync(bytes(bad)));
+      await refused(body(new Map([[200, latin1]])), 400, /^line 200: is not valid UTF-8$/, { headers });
+      await refused(body(new Map([[200, latin1], [5, Buffer.from('{"uuid":')]])), 400, /^line 5: not valid JSON/, { headers });
+    }
+  });
+
   test('truncated gzip is 400', async () => {
     const whole = gzipSync(batch({ samples: [ONE] }));
     await refused(whole.subarray(0, whole.length - 6), 400, /not valid gzip/, { headers: { 'content-encoding': 'gzip' } });

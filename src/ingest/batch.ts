@@ -74,7 +74,8 @@ export interface BatchRequest {
   requestedVersion: number | null;
   /** X-Batch-ID as sent (logged when it disagrees with the header). */
   batchIdHeader: string;
-  lines: AsyncIterator<Line>;
+  /** The body's lines, a run at a time (ndjsonLines). */
+  lines: AsyncIterator<Line[]>;
 }
 
 const SAMPLE_CHECKS = Object.fromEntries(Object.entries(SampleOfKind).map(([kind, schema]) => [kind, compile(schema)])) as Record<SampleKind, Checker>;
@@ -131,10 +132,29 @@ export function checkPayload(kind: LineKind, value: unknown, lineNumber: number)
   return payload;
 }
 
-/** Pulls the next line; null at the end of the body. */
-async function next(lines: AsyncIterator<Line>): Promise<Line | null> {
-  const result = await lines.next();
-  return result.done ? null : result.value;
+/** The body's lines one at a time: at once while a run lasts, awaiting only the next run (a promise and a tick per line were ~5 % of a sample's CPU). */
+class LineReader {
+  private run: Line[] = [];
+  private at = 0;
+
+  constructor(readonly runs: AsyncIterator<Line[]>) {}
+
+  /** The next line; null at the end of the body; a promise only when the next run has to come. */
+  next(): Line | null | Promise<Line | null> {
+    return this.at < this.run.length ? this.run[this.at++] : this.nextRun();
+  }
+
+  private async nextRun(): Promise<Line | null> {
+    for (;;) {
+      const result = await this.runs.next();
+      if (result.done) return null;
+      if (result.value.length > 0) {
+        this.run = result.value;
+        this.at = 1;
+        return result.value[0];
+      }
+    }
+  }
 }
 
 /** Stages one batch's lines (its samples straight into `samples`), then stores them. */
@@ -249,9 +269,12 @@ class BatchWriter {
 }
 
 /** Reads, checks and (unless `writer` is null: a replay) stages every line after the header. */
-async function readLines(lines: AsyncIterator<Line>, header: BatchHeader, writer: BatchWriter | null): Promise<void> {
+async function readLines(lines: LineReader, header: BatchHeader, writer: BatchWriter | null): Promise<void> {
   const slots = new Slots(header.counts);
-  for (let line = await next(lines); line !== null; line = await next(lines)) {
+  for (;;) {
+    let line = lines.next();
+    if (line instanceof Promise) line = await line;
+    if (line === null) break;
     const expected = slots.expected;
     if (expected === null) throw ingestErrors.badLine(line.number, 'more lines than the header declared');
     const value = parseJson(line);
@@ -317,12 +340,13 @@ function asAnswer(error: unknown, userId: string): ApiError {
 
 /** Stores one batch; resolves with its counts once committed, or throws the ApiError to answer. */
 export async function storeBatch(store: BatchStore, request: BatchRequest): Promise<BatchCounts> {
-  const { userId, lines } = request;
+  const { userId } = request;
+  const lines = new LineReader(request.lines);
   let client: pg.PoolClient | null = null;
   let writer: BatchWriter | null = null;
   let began = false;
   try {
-    const first = await next(lines);
+    const first = await lines.next();
     if (first === null) throw ingestErrors.badRequest('the body is empty; a batch starts with its header line');
     const header = parseHeader(parseJson(first), first.number, request.requestedVersion);
     if (request.batchIdHeader && request.batchIdHeader.toLowerCase() !== header.batchId) {
@@ -363,6 +387,6 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
   } finally {
     // A session whose rollback failed may be broken: release(true) drops it.
     client?.release(began ? true : undefined);
-    await lines.return?.(undefined);
+    await lines.runs.return?.(undefined);
   }
 }

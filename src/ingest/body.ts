@@ -29,11 +29,38 @@ export interface Line {
   text: string;
 }
 
+/** Whether a line holds nothing but white space (skipped); a line starting `{` never does. */
+const isBlank = (text: string): boolean => text.length === 0 || (text.charCodeAt(0) !== 0x7b && /^\s*$/.test(text));
+
 /**
- * The body's lines, blank ones left out. `gzip` false reads the body as it
- * is; `compressedBytes` is its Content-Length when sent.
+ * The lines of `bytes` (whole lines with `\n` between them, the first
+ * numbered `first`) checked one at a time: the path for a stretch that is
+ * not valid UTF-8 or is longer than one line may be. Answers the lines
+ * before the first bad one, and that line's error.
  */
-export async function* ndjsonLines(body: Readable, gzip: boolean, compressedBytes: number | null = null): AsyncGenerator<Line> {
+function checkEach(bytes: Buffer, first: number): { lines: Line[]; error: ApiError | null; next: number } {
+  const lines: Line[] = [];
+  let number = first;
+  for (let from = 0; from <= bytes.length; number++) {
+    let newline = bytes.indexOf(10, from);
+    if (newline === -1) newline = bytes.length;
+    if (newline - from > INGEST.lineBytes) return { lines, error: ingestErrors.lineTooLong(number), next: number };
+    const line = bytes.subarray(from, newline);
+    if (!isUtf8(line)) return { lines, error: ingestErrors.badLine(number, 'is not valid UTF-8'), next: number };
+    const text = line.toString('utf8');
+    if (!isBlank(text)) lines.push({ number, text });
+    from = newline + 1;
+  }
+  return { lines, error: null, next: number };
+}
+
+/**
+ * The body's lines, blank ones left out, handed over a run at a time (every
+ * line that ends in a chunk of the body: one await per chunk, not per line).
+ * `gzip` false reads the body as it is; `compressedBytes` is its
+ * Content-Length when sent.
+ */
+export async function* ndjsonLines(body: Readable, gzip: boolean, compressedBytes: number | null = null): AsyncGenerator<Line[]> {
   let source: AsyncIterable<Buffer> = body;
   if (gzip) {
     const gunzip = createGunzip({ chunkSize: inflateChunkBytes(compressedBytes) });
@@ -44,37 +71,41 @@ export async function* ndjsonLines(body: Readable, gzip: boolean, compressedByte
     source = gunzip;
   }
   let inflated = 0;
+  /** The number of the line begun in earlier chunks, or of the next line. */
   let number = 1;
-  /** The line begun in earlier chunks. */
+  /** That line's bytes so far. */
   let pieces: Buffer[] = [];
   let pending = 0;
-  const line = (bytes: Buffer): Line | null => {
-    if (!isUtf8(bytes)) throw ingestErrors.badLine(number, 'is not valid UTF-8');
-    const text = bytes.toString('utf8');
-    return /^\s*$/.test(text) ? null : { number, text };
-  };
   try {
     for await (const chunk of source) {
       inflated += chunk.length;
       if (inflated > INGEST.decompressedBytes) throw ingestErrors.inflatedTooLarge();
-      let from = 0;
-      while (from < chunk.length) {
-        const newline = chunk.indexOf(10, from);
-        if (newline === -1) {
-          pending += chunk.length - from;
-          if (pending > INGEST.lineBytes) throw ingestErrors.lineTooLong(number);
-          pieces.push(chunk.subarray(from));
-          break;
-        }
-        if (pending + newline - from > INGEST.lineBytes) throw ingestErrors.lineTooLong(number);
-        const bytes = pieces.length === 0 ? chunk.subarray(from, newline) : Buffer.concat([...pieces, chunk.subarray(from, newline)]);
-        pieces = [];
-        pending = 0;
-        const next = line(bytes);
-        if (next) yield next;
-        number++;
-        from = newline + 1;
+      const last = chunk.lastIndexOf(10);
+      if (last === -1) {
+        pending += chunk.length;
+        if (pending > INGEST.lineBytes) throw ingestErrors.lineTooLong(number);
+        pieces.push(chunk);
+        continue;
       }
+      // Every line that ends in this chunk, decoded together: a newline byte is never inside a UTF-8 character.
+      const whole = pieces.length === 0 ? chunk.subarray(0, last) : Buffer.concat([...pieces, chunk.subarray(0, last)]);
+      let lines: Line[] = [];
+      if (whole.length <= INGEST.lineBytes && isUtf8(whole)) {
+        const texts = whole.toString('utf8').split('\n');
+        for (let i = 0; i < texts.length; i++) if (!isBlank(texts[i])) lines.push({ number: number + i, text: texts[i] });
+        number += texts.length;
+      } else {
+        const checked = checkEach(whole, number);
+        if (checked.error) {
+          if (checked.lines.length > 0) yield checked.lines;
+          throw checked.error;
+        }
+        lines = checked.lines;
+        number = checked.next;
+      }
+      pieces = last + 1 < chunk.length ? [chunk.subarray(last + 1)] : [];
+      pending = chunk.length - last - 1;
+      if (lines.length > 0) yield lines;
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;
@@ -83,7 +114,8 @@ export async function* ndjsonLines(body: Readable, gzip: boolean, compressedByte
     throw error;
   }
   if (pieces.length > 0) {
-    const last = line(Buffer.concat(pieces));
-    if (last) yield last;
+    const { lines, error } = checkEach(Buffer.concat(pieces), number);
+    if (lines.length > 0) yield lines;
+    if (error) throw error;
   }
 }

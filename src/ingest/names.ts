@@ -9,7 +9,8 @@ import { registerSources, registerTypes } from '../db/writes/setup.js';
 
 export class NameIds {
   private readonly types = new Map<string, number>();
-  private readonly sources = new Map<string, number>();
+  /** Source ids by name, then device ('' for none): no key string made per line. */
+  private readonly sources = new Map<string, Map<string, number>>();
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -27,11 +28,13 @@ export class NameIds {
   /** The source's id (null when the line names none), registering it when new. */
   sourceId(name: string | null | undefined, device: string | null | undefined): number | null | Promise<number> {
     if (name === null || name === undefined) return null;
-    const key = `${name}\u0000${device ?? ''}`;
-    const known = this.sources.get(key);
+    const deviceKey = device ?? '';
+    const known = this.sources.get(name)?.get(deviceKey);
     if (known !== undefined) return known;
-    return registerSources(this.pool, [{ name, device: device ?? '' }]).then(([source]) => {
-      this.sources.set(key, source.sourceId);
+    return registerSources(this.pool, [{ name, device: deviceKey }]).then(([source]) => {
+      let devices = this.sources.get(name);
+      if (devices === undefined) this.sources.set(name, (devices = new Map()));
+      devices.set(deviceKey, source.sourceId);
       return source.sourceId;
     });
   }
