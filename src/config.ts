@@ -26,7 +26,10 @@ export interface Config {
   apiToken: string | null;
   defaultUserId: string | null;
   multiUser: boolean;
+  /** SERVICE_TIME_ZONE, or UTC when unset (then the stored zone, once read: servingZone). */
   timeZone: string;
+  /** Whether SERVICE_TIME_ZONE was set: unset, a command follows the zone stored in the database. */
+  timeZoneSet: boolean;
   trustProxyHeaders: boolean;
   /** SERVICE_CORS_ORIGINS: browser origins (scheme://host[:port]) allowed to call the API; empty means no CORS. */
   corsOrigins: readonly string[];
@@ -189,16 +192,22 @@ export function loadConfig(env: Env = process.env): Config {
   const ingest = loadIngestSettings(env, token, database);
   if (port !== 0 && ingest.port === port) throw new ConfigError('SERVICE_INGEST_PORT must differ from SERVICE_PORT (the receiver has its own listener)');
 
+  const sharePort = bool(env, 'SERVICE_SHARE_PORT', false);
+  if (sharePort && !database.url) {
+    throw new ConfigError('SERVICE_SHARE_PORT=true needs DATABASE_URL: processes sharing the ports share one PostgreSQL, and the embedded one belongs to the process that started it');
+  }
+
   return {
     apiToken: token ?? null,
     defaultUserId: userId,
     multiUser: bool(env, 'SERVICE_MULTI_USER', false),
     timeZone: timeZone(env),
+    timeZoneSet: Boolean(env.SERVICE_TIME_ZONE),
     trustProxyHeaders: bool(env, 'TRUST_PROXY_HEADERS', false),
     corsOrigins: corsOrigins(env),
     host,
     port,
-    sharePort: bool(env, 'SERVICE_SHARE_PORT', false),
+    sharePort,
     mcpPort: mcpPort(env, { SERVICE_PORT: port, SERVICE_INGEST_PORT: ingest.port }),
     database,
     limits: tunables(env),
@@ -215,6 +224,7 @@ export interface ImportSettings {
   /** SERVICE_USER_ID, when set (`--user` overrides it). */
   userId: string | null;
   timeZone: string;
+  timeZoneSet: boolean;
   /** HEALTHD_IMPORT_BATCH_ROWS: most samples per committed batch; undefined for the importer's default. */
   batchRows: number | undefined;
   database: DatabaseSettings;
@@ -222,7 +232,7 @@ export interface ImportSettings {
 
 export function loadImportSettings(env: Env = process.env): ImportSettings {
   const batchRows = integer(env, 'HEALTHD_IMPORT_BATCH_ROWS', 0, 1, 10_000_000);
-  return { userId: uuid(env, 'SERVICE_USER_ID'), timeZone: timeZone(env), batchRows: batchRows || undefined, database: loadDatabaseSettings(env) };
+  return { userId: uuid(env, 'SERVICE_USER_ID'), timeZone: timeZone(env), timeZoneSet: Boolean(env.SERVICE_TIME_ZONE), batchRows: batchRows || undefined, database: loadDatabaseSettings(env) };
 }
 
 /** `npm run migrate` and `npm run demo`: the database they write, which must be named. */

@@ -13,7 +13,7 @@ import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
 import { startMcpListener, type RunningMcp } from './start/mcp.js';
 import { installShutdown } from './start/shutdown.js';
 import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
-import { checkStoredZone } from './start/stored-zone.js';
+import { checkStoredZone, servingZone } from './start/stored-zone.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
 function refuse(message: string): never {
@@ -38,13 +38,15 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) refuse(error.message);
     throw error;
   }
+  const databaseUrl = embedded?.readUrl ?? config.database.url!;
   const resolved: ResolvedConfig = {
     ...config,
+    timeZone: await servingZone(config, databaseUrl, config.dbConnectTimeoutMs),
     apiToken: embedded?.apiToken ?? config.apiToken!,
     defaultUserId: embedded?.defaultUserId ?? config.defaultUserId!,
     ingest: { ...config.ingest, uploadToken: embedded?.uploadToken ?? config.ingest.uploadToken },
   };
-  const services = createServices(resolved, embedded?.readUrl ?? config.database.url!);
+  const services = createServices(resolved, databaseUrl);
   const tokens = new TokenStore(services.pool);
   try {
     if (resolved.ingest.uploadToken === resolved.apiToken) throw new ConfigError('SERVICE_UPLOAD_TOKEN must differ from SERVICE_API_TOKEN');

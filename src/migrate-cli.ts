@@ -1,11 +1,21 @@
 // `npm run migrate`: applies the schema to DATABASE_URL (idempotent, versioned).
 import { ConfigError, loadDatabaseUrl } from './config.js';
-import { applyMigrations } from './db/migrate.js';
+import { applyMigrations, missingRoles } from './db/migrate.js';
 
 try {
   const url = loadDatabaseUrl();
   const applied = await applyMigrations(url, (line) => process.stdout.write(line + '\n'));
   process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'schema is up to date\n');
+  const missing = await missingRoles(url);
+  if (missing.length > 0) {
+    // The schema is there, but the logins README gives the server cannot be made without these roles.
+    process.stderr.write(
+      `healthd migrate: the roles ${missing.join(' and ')} are missing: this login may not create roles. ` +
+        `Run \`npm run migrate\` once as a login with CREATEROLE (or a superuser), or have one run ` +
+        `${missing.map((role) => `CREATE ROLE ${role} NOLOGIN;`).join(' ')} and run \`npm run migrate\` again to grant them.\n`,
+    );
+    process.exit(1);
+  }
 } catch (error) {
   process.stderr.write(`healthd migrate: ${(error as Error).message}\n`);
   process.exit(error instanceof ConfigError ? 2 : 1);

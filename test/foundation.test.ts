@@ -404,6 +404,7 @@ describe('settings refused at start', () => {
     ['bad port', { SERVICE_PORT: '70000' }, /SERVICE_PORT/],
     ['the receiver on the read API\'s port', { SERVICE_PORT: '18555', SERVICE_INGEST_PORT: '18555' }, /^healthd: SERVICE_INGEST_PORT must differ from SERVICE_PORT/],
     ['bad share-port flag', { SERVICE_SHARE_PORT: 'sometimes' }, /SERVICE_SHARE_PORT/],
+    ['shared ports on the embedded database', { SERVICE_SHARE_PORT: 'true', DATABASE_URL: undefined }, /^healthd: SERVICE_SHARE_PORT=true needs DATABASE_URL/],
   ];
   for (const [name, overrides, message] of cases) {
     test(name, async () => {
@@ -426,6 +427,26 @@ describe('settings refused at start', () => {
       assert.equal((await other.get('/healthz')).status, 200, 'the first server still answers');
     } finally {
       await other.stop();
+    }
+  });
+
+  test('SERVICE_TIME_ZONE unset: the server follows the zone stored in the database (set, it must agree)', async () => {
+    const berlin = await createTestDatabase();
+    try {
+      await berlin.query(`INSERT INTO settings (key, value) VALUES ('time_zone', 'Europe/Berlin') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`);
+      const server = await startServer({ databaseUrl: berlin.url });
+      try {
+        const users = await server.getJson('/v1/users');
+        assert.equal(users.status, 200);
+        assert.equal(users.body.timeZone, 'Europe/Berlin');
+      } finally {
+        await server.stop();
+      }
+      const { code, output } = await runServerExpectingExit({ ...base(), DATABASE_URL: berlin.url, SERVICE_TIME_ZONE: 'UTC' });
+      assert.equal(code, 1);
+      assert.match(output.trim(), /^healthd: SERVICE_TIME_ZONE is UTC but the stored data was cut in Europe\/Berlin; set SERVICE_TIME_ZONE=Europe\/Berlin$/);
+    } finally {
+      await berlin.drop();
     }
   });
 

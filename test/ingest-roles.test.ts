@@ -5,7 +5,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { importCli } from './support/import-cli.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { fixtures, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { runServerExpectingExit, startServer, TEST_TOKEN, type TestServer } from './support/server.js';
@@ -84,6 +88,16 @@ test('a receiver login without the writer role refuses the start, naming INGEST_
   });
   assert.equal(code, 1);
   assert.match(output, /^healthd: INGEST_DATABASE_URL: its login lacks samples INSERT, samples DELETE, workouts INSERT, …; grant it the healthd_writer role$/m);
+});
+
+test('tokens and import with the server\'s read login: refused, naming the login they need', async () => {
+  const run = promisify(execFile);
+  const tokens = await run(process.execPath, [join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js'), 'issue', '--user', SYNC_USER, '--name', 'x'], { env: { ...process.env, DATABASE_URL: loginUrl(READER) } }).catch((error) => error);
+  assert.equal(tokens.code, 1);
+  assert.match(tokens.stderr, /^healthd tokens: permission denied for table access_tokens \(run it with the login that ran `npm run migrate`, the schema's owner, not the server's read or receiver login\)$/m);
+  const imported = await importCli(['--user', SYNC_USER, join(process.cwd(), '..', 'shared', 'real-exports', 'en-2016-watch-excerpt.xml')], { DATABASE_URL: loginUrl(READER) });
+  assert.notEqual(imported.code, 0);
+  assert.match(imported.stderr, /cannot use the database at DATABASE_URL: permission denied for schema public \(run it with the login that ran `npm run migrate`/);
 });
 
 test('settings: the upload secret is refused when a placeholder, short, or the read token', async () => {

@@ -3,8 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort, startEmbeddedDatabase } from '../src/db/embedded.js';
 import { createTestDatabase, stopOwnCluster, withDatabase } from './support/db.js';
 import { migrations } from '../src/db/migrations.js';
 
@@ -43,6 +46,48 @@ test('migrate applies every version once, then reports the schema up to date', a
     await admin.end();
     await holder.drop();
     await stopOwnCluster();
+  }
+});
+
+test('a database owner that may not create roles: migrate applies the schema, then fails naming the roles and the way out; once it may, migrate makes and grants them', { timeout: 120_000 }, async () => {
+  // A cluster of its own: the shared test cluster has the roles already.
+  const dir = mkdtempSync(join(tmpdir(), 'healthd-roles-'));
+  const cluster = await startEmbeddedDatabase({ dir, port: await freePort(), unsafeFast: true });
+  try {
+    const admin = new pg.Client({ connectionString: cluster.adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE owner LOGIN PASSWORD 'owner-password'`);
+      await admin.query('CREATE DATABASE health OWNER owner');
+      await admin.query(`ALTER SCHEMA public OWNER TO owner`).catch(() => {});
+      const url = new URL(withDatabase(cluster.adminUrl, 'health'));
+      url.username = 'owner';
+      url.password = 'owner-password';
+      const first = runMigrate({ DATABASE_URL: url.toString() });
+      assert.equal(first.status, 1, first.stdout + first.stderr);
+      assert.match(first.stdout, /applied migrations 1, 2, 3, 4/);
+      assert.match(first.stderr, /^healthd migrate: the roles healthd_reader and healthd_writer are missing: this login may not create roles\. Run `npm run migrate` once as a login with CREATEROLE/);
+      assert.match(first.stderr, /CREATE ROLE healthd_reader NOLOGIN; CREATE ROLE healthd_writer NOLOGIN;/);
+      await admin.query('ALTER ROLE owner CREATEROLE');
+      const second = runMigrate({ DATABASE_URL: url.toString() });
+      assert.equal(second.status, 0, second.stdout + second.stderr);
+      assert.match(second.stdout, /schema is up to date/);
+      const health = new pg.Client({ connectionString: withDatabase(cluster.adminUrl, 'health') });
+      await health.connect();
+      const { rows } = await health.query(
+        `SELECT has_table_privilege('healthd_reader', 'samples', 'SELECT') AS reads,
+                has_table_privilege('healthd_reader', 'samples', 'INSERT') AS reader_writes,
+                has_table_privilege('healthd_writer', 'samples', 'INSERT') AS writes,
+                has_table_privilege('healthd_reader', 'access_tokens', 'SELECT') AS tokens`,
+      );
+      await health.end();
+      assert.deepEqual(rows[0], { reads: true, reader_writes: false, writes: true, tokens: true });
+    } finally {
+      await admin.end();
+    }
+  } finally {
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

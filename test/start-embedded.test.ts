@@ -60,6 +60,33 @@ async function startWithoutSettings(dataDir: string, pgPort: number, settings: R
   };
 }
 
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n';
+
+/** A header-only batch, as the app sends to test its connection. */
+function postProbe(server: Started, batchId: string): Promise<Response> {
+  const probe = JSON.stringify({ schemaVersion: 1, batchID: batchId, deviceID: 'd', type: 'probe', reason: 'manual', exportedAt: 1, sampleCount: 0, deletionCount: 0 }) + '\n';
+  return fetch(server.receiverUrl + '/v1/batches', { method: 'POST', headers: { authorization: `Bearer ${server.uploadToken}` }, body: probe });
+}
+
+/** Runs a command of ours with `env` over the test's environment less SERVICE_* and DATABASE_URL; `input` on stdin, which then stays open until the first line out. */
+async function runCommand(script: string, args: string[], settings: Record<string, string>, input?: string): Promise<{ code: number | null; output: string }> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') env[key] = value;
+  const child = spawn(process.execPath, [script, ...args], { env: { ...env, ...settings }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    if (input !== undefined && output.includes('\n')) child.stdin!.end();
+  });
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  if (input !== undefined) child.stdin!.write(input);
+  else child.stdin!.end();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code: code as number | null, output };
+}
+
 test('npm start with no settings serves demo data on an embedded PostgreSQL', { timeout: 180_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpRoot(), 'start-'));
   const pgPort = await freePort();
@@ -105,8 +132,26 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.match(second.output(), /api-token was readable by others \(mode 644\): made 0600/);
       const users = await fetch(second.url + '/v1/users', { headers: { authorization: `Bearer ${second.token}` } });
       assert.equal(users.status, 200);
+      // Commands beside it find its cluster by its lock file, without being told its EMBEDDED_PG_PORT.
+      const beside = { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: '' };
+      const listed = await runCommand(join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js'), ['list'], beside);
+      assert.equal(listed.code, 0, listed.output);
+      const mcp = await runCommand(join(process.cwd(), 'dist', 'src', 'mcp', 'stdio.js'), [], beside, INITIALIZE);
+      assert.match(mcp.output, /"serverInfo":\{"name":"healthd"/, mcp.output);
+      // The phone's first contact: a probe batch makes its user, with no data.
+      assert.equal((await postProbe(second, '0a000000-0000-4000-8000-000000000002')).status, 200);
     } finally {
       assert.equal(await second.stop(), 0);
+    }
+    // A zone set later: while only the demo holds data, the demo is made again in it.
+    const zoned = await startWithoutSettings(dataDir, pgPort, { SERVICE_TIME_ZONE: 'America/New_York' });
+    try {
+      assert.match(zoned.output(), /the demo data was cut in another zone: making it again in America\/New_York/);
+      const users = await (await fetch(zoned.url + '/v1/users', { headers: { authorization: `Bearer ${zoned.token}` } })).json();
+      assert.equal(users.timeZone, 'America/New_York');
+      assert.equal(zoned.user, first.user, 'the demo user is served again');
+    } finally {
+      assert.equal(await zoned.stop(), 0);
     }
     // A newcomer follows README: import their export (another zone) into the embedded database.
     const ME = '0e000000-0000-4000-8000-000000000001';
@@ -118,14 +163,13 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
     assert.equal(imported.code, 0, imported.stderr);
     const third = await startWithoutSettings(dataDir, pgPort, { SERVICE_TIME_ZONE: 'Europe/Berlin' });
     try {
-      assert.equal(third.user, ME, 'the imported user is served');
+      assert.equal(third.user, ME, 'the imported user is served, not the probe\'s user without data');
       const users = await (await fetch(third.url + '/v1/users', { headers: { authorization: `Bearer ${third.token}` } })).json();
       assert.deepEqual(users.users.map((u: { userID: string }) => u.userID), [ME], 'the demo is gone');
       assert.equal(users.timeZone, 'Europe/Berlin');
       // A phone can sync to it: a probe batch through the kept upload token and the writer login.
       assert.equal(third.uploadToken, first.uploadToken);
-      const probe = JSON.stringify({ schemaVersion: 1, batchID: '0a000000-0000-4000-8000-000000000001', deviceID: 'd', type: 'probe', reason: 'manual', exportedAt: 1, sampleCount: 0, deletionCount: 0 }) + '\n';
-      const synced = await fetch(third.receiverUrl + '/v1/batches', { method: 'POST', headers: { authorization: `Bearer ${third.uploadToken}` }, body: probe });
+      const synced = await postProbe(third, '0a000000-0000-4000-8000-000000000001');
       assert.equal(synced.status, 200, await synced.clone().text());
     } finally {
       assert.equal(await third.stop(), 0);

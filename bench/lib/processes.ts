@@ -11,8 +11,11 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** Node options for the healthd server alone (BENCH_HEALTHD_NODE_ARGS, space-separated: an A/B of a V8 flag, the baselines left as they are). */
+const healthdNodeArgs = (script: string): string[] => (script === healthdMain() ? (process.env.BENCH_HEALTHD_NODE_ARGS ?? '').split(' ').filter(Boolean) : []);
+
 export function startProcess(script: string, env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...healthdNodeArgs(script), script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk).slice(-4000)));

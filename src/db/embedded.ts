@@ -6,7 +6,7 @@
 // Used by `npm start`, the tests and benches.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
@@ -118,6 +118,23 @@ const socketFile = (directory: string, port: number): string => join(directory, 
 /** The directory the cluster of `databaseDir` puts its socket in; null when the socket's path would be too long (TCP only). */
 function socketDirectory(databaseDir: string, port: number): string | null {
   return socketFile(databaseDir, port).length <= MAX_SOCKET_PATH ? databaseDir : null;
+}
+
+/**
+ * The port the cluster of data directory `dir` runs on, read from its lock
+ * file (pg/postmaster.pid, fourth line), or null when none is running there:
+ * a command beside `npm start` (tokens, mcp) finds that server's cluster even
+ * when it was started with another EMBEDDED_PG_PORT than the command has.
+ */
+export function runningClusterPort(dir: string): number | null {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(resolve(dir), 'pg', 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  const port = Number(lines[3]);
+  return Number.isInteger(port) && port > 0 && port <= 65535 ? port : null;
 }
 
 /**

@@ -12,6 +12,72 @@ export const READ_ROLE = 'healthd_reader';
 /** The sync receiver's role: the DML it needs on the storage tables, nothing else. */
 export const WRITER_ROLE = 'healthd_writer';
 
+/**
+ * The reader role and its grants (migration 2): a role the API can log in as
+ * (or be granted) that can only read. Skipped with a notice when the
+ * migrating login may not create roles; run again after every migration
+ * (ROLES_SQL), so a later run by a login that may creates it.
+ */
+const READ_ROLE_SQL = `
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${READ_ROLE}') THEN
+    CREATE ROLE ${READ_ROLE} NOLOGIN;
+  END IF;
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', '${READ_ROLE}');
+  EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA public TO %I', '${READ_ROLE}');
+  EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO %I', '${READ_ROLE}');
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'healthd: no privilege to create role ${READ_ROLE}; skipped';
+END
+$$;
+`;
+
+/** The writer role and its grants, and the reader's on the receiver's tables (migration 4; run again like READ_ROLE_SQL). */
+const WRITER_ROLE_SQL = `
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${WRITER_ROLE}') THEN
+    CREATE ROLE ${WRITER_ROLE} NOLOGIN;
+  END IF;
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', '${WRITER_ROLE}');
+  EXECUTE format('GRANT SELECT, INSERT ON settings, users, sample_types, sources, upload_batches TO %I', '${WRITER_ROLE}');
+  EXECUTE format('GRANT SELECT, INSERT, DELETE ON samples, workouts, state_of_mind TO %I', '${WRITER_ROLE}');
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON profiles, daily_aggregates, activity_summaries, workout_routes, workout_streams,
+                  aggregate_buckets, upload_type_stats TO %I', '${WRITER_ROLE}');
+  EXECUTE format('GRANT SELECT ON access_tokens TO %I', '${WRITER_ROLE}');
+  EXECUTE format('GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO %I', '${WRITER_ROLE}');
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'healthd: no privilege to create role ${WRITER_ROLE}; skipped';
+END
+$$;
+
+-- Batches carry only type and source ids the receiver has just read back, so
+-- it may skip the per-row foreign-key checks (bulk-load.ts) where allowed.
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${WRITER_ROLE}') THEN
+    EXECUTE format('GRANT SET ON PARAMETER session_replication_role TO %I', '${WRITER_ROLE}');
+  END IF;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'healthd: could not let ${WRITER_ROLE} skip foreign-key checks (%); it keeps them', SQLERRM;
+END
+$$;
+
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${READ_ROLE}') THEN
+    EXECUTE format('GRANT SELECT ON aggregate_buckets, upload_type_stats, access_tokens TO %I', '${READ_ROLE}');
+  END IF;
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'healthd: no privilege to grant ${READ_ROLE} the receiver tables; skipped';
+END
+$$;
+`;
+
+/** Every role and grant, idempotent: applyMigrations runs it after the migrations each time. */
+export const ROLES_SQL = READ_ROLE_SQL + WRITER_ROLE_SQL;
+
 export const migrations: Migration[] = [
   {
     version: 1,
@@ -149,20 +215,7 @@ CREATE INDEX IF NOT EXISTS state_of_mind_user_logged ON state_of_mind (user_id, 
     name: 'read-only role',
     // A role the API can log in as (or be granted) that can only read. Skipped
     // with a notice when the migrating account may not create roles.
-    sql: `
-DO $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${READ_ROLE}') THEN
-    CREATE ROLE ${READ_ROLE} NOLOGIN;
-  END IF;
-  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', '${READ_ROLE}');
-  EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA public TO %I', '${READ_ROLE}');
-  EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO %I', '${READ_ROLE}');
-EXCEPTION WHEN insufficient_privilege THEN
-  RAISE NOTICE 'healthd: no privilege to create role ${READ_ROLE}; skipped';
-END
-$$;
-`,
+    sql: READ_ROLE_SQL,
   },
   {
     version: 3,
@@ -216,44 +269,6 @@ CREATE TABLE IF NOT EXISTS access_tokens (
   revoked_at_ms bigint
 );
 
-DO $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${WRITER_ROLE}') THEN
-    CREATE ROLE ${WRITER_ROLE} NOLOGIN;
-  END IF;
-  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT, INSERT ON settings, users, sample_types, sources, upload_batches TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT, INSERT, DELETE ON samples, workouts, state_of_mind TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON profiles, daily_aggregates, activity_summaries, workout_routes, workout_streams,
-                  aggregate_buckets, upload_type_stats TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT ON access_tokens TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO %I', '${WRITER_ROLE}');
-EXCEPTION WHEN insufficient_privilege THEN
-  RAISE NOTICE 'healthd: no privilege to create role ${WRITER_ROLE}; skipped';
-END
-$$;
-
--- Batches carry only type and source ids the receiver has just read back, so
--- it may skip the per-row foreign-key checks (bulk-load.ts) where allowed.
-DO $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${WRITER_ROLE}') THEN
-    EXECUTE format('GRANT SET ON PARAMETER session_replication_role TO %I', '${WRITER_ROLE}');
-  END IF;
-EXCEPTION WHEN OTHERS THEN
-  RAISE NOTICE 'healthd: could not let ${WRITER_ROLE} skip foreign-key checks (%); it keeps them', SQLERRM;
-END
-$$;
-
-DO $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${READ_ROLE}') THEN
-    EXECUTE format('GRANT SELECT ON aggregate_buckets, upload_type_stats, access_tokens TO %I', '${READ_ROLE}');
-  END IF;
-EXCEPTION WHEN insufficient_privilege THEN
-  RAISE NOTICE 'healthd: no privilege to grant ${READ_ROLE} the receiver tables; skipped';
-END
-$$;
-`,
+` + WRITER_ROLE_SQL,
   },
 ];

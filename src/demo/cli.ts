@@ -3,7 +3,7 @@
 // applies the migrations, generates, prints the user ids and the COPY rate.
 import { parseArgs } from 'node:util';
 import { loadDatabaseUrl, loadTimeZone } from '../config.js';
-import { applyMigrations } from '../db/migrate.js';
+import { applyMigrations, ownerLoginHint } from '../db/migrate.js';
 import { generateDemo } from './generate.js';
 
 const USAGE = 'usage: node dist/src/demo/cli.js --users N --days D --seed S [--zone Europe/Berlin] [--end YYYY-MM-DD] [--heavy]';
@@ -43,6 +43,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(`healthd demo: ${error instanceof Error ? error.message : String(error)}${ownerLoginHint(error)}`);
   process.exitCode = 1;
 });

@@ -11,10 +11,10 @@ import { access } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadImportSettings, type ImportSettings } from '../config.js';
 import { canonicalUuid } from '../core/uuid.js';
-import { demoUserId } from '../demo/ids.js';
-import { EMBEDDED_DEMO } from '../start/embedded.js';
+import { embeddedDemoUsers } from '../start/embedded.js';
+import { servingZone } from '../start/stored-zone.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
-import { applyMigrations } from '../db/migrate.js';
+import { applyMigrations, ownerLoginHint } from '../db/migrate.js';
 import { openArchive } from './archive.js';
 import { ImportInputError, ImportInterrupted, ImportUsageError } from './errors.js';
 import { importAppleHealthExport, type ImportResult } from './importer.js';
@@ -154,17 +154,17 @@ async function main(): Promise<number> {
   const database = await openDatabase(settings);
   try {
     await applyMigrations(database.url).catch((error: Error) => {
-      throw new ImportUsageError(`cannot use the database${database.embedded ? ` under ${settings.database.dataDir}` : ' at DATABASE_URL'}: ${error.message}`);
+      throw new ImportUsageError(`cannot use the database${database.embedded ? ` under ${settings.database.dataDir}` : ' at DATABASE_URL'}: ${error.message}${ownerLoginHint(error)}`);
     });
     const result = await importAppleHealthExport({
       path: command.path,
       userId,
-      timeZone: settings.timeZone,
+      timeZone: await servingZone(settings, database.url),
       databaseUrl: database.url,
       preferredSources: command.preferredSources,
       batchRows: settings.batchRows,
       lenient: command.lenient,
-      demoUsers: database.embedded ? Array.from({ length: EMBEDDED_DEMO.users }, (_, i) => demoUserId(EMBEDDED_DEMO.seed, i)) : [],
+      demoUsers: database.embedded ? embeddedDemoUsers() : [],
       otherDatabase: database.embedded ? `another data directory (HEALTHD_DATA_DIR) or your own PostgreSQL (DATABASE_URL)` : 'another database (DATABASE_URL)',
       out: process.stderr,
       signal: controller.signal,

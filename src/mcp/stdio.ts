@@ -13,7 +13,7 @@ import type { Reader } from '../routes/route.js';
 import { allRoutes } from '../routes/all.js';
 import { closeServices, createServices, type ResolvedConfig } from '../services.js';
 import { attachRunningEmbedded, prepareEmbedded, type EmbeddedServing } from '../start/embedded.js';
-import { checkStoredZone } from '../start/stored-zone.js';
+import { checkStoredZone, servingZone } from '../start/stored-zone.js';
 import { createMcpServer, McpCore } from './server.js';
 
 console.log = console.error;
@@ -66,12 +66,14 @@ async function main(): Promise<void> {
 
   let started: EmbeddedServing | null = null;
   const embedded = config.database.url ? null : ((await attachRunningEmbedded(config)) ?? (started = await prepareEmbedded(config)));
+  const databaseUrl = embedded?.readUrl ?? config.database.url!;
   const resolved: ResolvedConfig = {
     ...config,
+    timeZone: await servingZone(config, databaseUrl, config.dbConnectTimeoutMs),
     apiToken: embedded?.apiToken ?? config.apiToken!,
     defaultUserId: embedded?.defaultUserId ?? config.defaultUserId!,
   };
-  const services = createServices(resolved, embedded?.readUrl ?? config.database.url!);
+  const services = createServices(resolved, databaseUrl);
   const stopDatabase = async () => {
     await closeServices(services, 5_000);
     await started?.database.close();

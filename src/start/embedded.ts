@@ -12,9 +12,11 @@ import { checkSecret, type Config } from '../config.js';
 import { applyMigrations } from '../db/migrate.js';
 import { READ_ROLE, WRITER_ROLE } from '../db/migrations.js';
 import { ensureLoginRole } from '../db/roles.js';
-import { embeddedUrl, secretFile } from '../db/embedded.js';
+import { embeddedUrl, runningClusterPort, secretFile } from '../db/embedded.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
-import { hasUsers, preferredUser } from '../db/writes/demo.js';
+import { hasUsers, preferredUser, replaceOnlyUsers } from '../db/writes/demo.js';
+import { storedTimeZone } from '../db/writes/setup.js';
+import { demoUserId } from '../demo/ids.js';
 import { log } from '../log.js';
 
 /** The demo an empty embedded database gets. */
@@ -40,10 +42,12 @@ export function dataDirSecret(config: Config, name: string, setting?: string): P
   return secretFile(file, (line) => log.warn(line), setting ? (value) => checkSecret(`${file} (${setting})`, value) : undefined);
 }
 
-/** The demo's first user while the demo is there; once a real import replaced it, the first user stored. */
+/** The embedded demo's users, first the one served by default. */
+export const embeddedDemoUsers = (): string[] => Array.from({ length: EMBEDDED_DEMO.users }, (_, i) => demoUserId(EMBEDDED_DEMO.seed, i));
+
+/** The demo's first user while the demo is there; once a real import replaced it, the first user stored that holds data. */
 async function embeddedDefaultUser(client: pg.ClientBase): Promise<string> {
-  const { demoUserId } = await import('../demo/generate.js');
-  const demo = demoUserId(EMBEDDED_DEMO.seed, 0);
+  const demo = embeddedDemoUsers()[0];
   return (await preferredUser(client, [demo])) ?? demo;
 }
 
@@ -59,10 +63,16 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
     let defaultUserId = config.defaultUserId;
     let ingestUrl: URL;
     try {
-      if (!(await hasUsers(admin))) {
-        log.info('loading demo data (once, into the empty embedded database)', EMBEDDED_DEMO);
+      const loadDemo = async (why: string) => {
+        log.info(why, EMBEDDED_DEMO);
         const result = await generateDemo(database.url, { ...EMBEDDED_DEMO, timeZone: config.timeZone });
         log.info('demo data loaded', { samples: result.samples, seconds: result.seconds });
+      };
+      if (!(await hasUsers(admin))) {
+        await loadDemo('loading demo data (once, into the empty embedded database)');
+      } else if (config.timeZoneSet && (await storedTimeZone(admin)) !== config.timeZone && (await replaceOnlyUsers(admin, embeddedDemoUsers(), config.timeZone))) {
+        // Nothing but the demo was cut in the stored zone: it gives way to the zone now set, as it does to a first import.
+        await loadDemo(`the demo data was cut in another zone: making it again in ${config.timeZone} (SERVICE_TIME_ZONE)`);
       }
       const password = await dataDirSecret(config, 'api-db-password');
       await ensureLoginRole(admin, API_LOGIN_ROLE, password, READ_ROLE);
@@ -99,8 +109,9 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
  */
 export async function attachRunningEmbedded(config: Config): Promise<Pick<EmbeddedServing, 'readUrl' | 'apiToken' | 'defaultUserId'> | null> {
   const passwordFile = join(config.database.dataDir, 'api-db-password');
-  if (!existsSync(join(config.database.dataDir, 'pg', 'postmaster.pid')) || !existsSync(passwordFile)) return null;
-  const readUrl = embeddedUrl(config.database.dataDir, config.database.embeddedPort, API_LOGIN_ROLE, (await readFile(passwordFile, 'utf8')).trim());
+  const port = runningClusterPort(config.database.dataDir);
+  if (port === null || !existsSync(passwordFile)) return null;
+  const readUrl = embeddedUrl(config.database.dataDir, port, API_LOGIN_ROLE, (await readFile(passwordFile, 'utf8')).trim());
   const reader = new pg.Client({ connectionString: readUrl, connectionTimeoutMillis: config.dbConnectTimeoutMs });
   let defaultUserId: string;
   try {

@@ -1,5 +1,7 @@
 // The zone the stored days were cut in must be the configured one: checked by
-// `npm start` and `npm run mcp` before they serve anything.
+// `npm start` and `npm run mcp` before they serve anything. Where
+// SERVICE_TIME_ZONE is unset they follow the stored zone instead.
+import pg from 'pg';
 import { ConfigError } from '../config.js';
 import { storedTimeZone } from '../db/writes/setup.js';
 import type { Services } from '../services.js';
@@ -17,5 +19,24 @@ export async function checkStoredZone(services: Services): Promise<void> {
   const configured = services.config.timeZone;
   if (zone !== null && zone !== configured) {
     throw new ConfigError(`SERVICE_TIME_ZONE is ${configured} but the stored data was cut in ${zone}; set SERVICE_TIME_ZONE=${zone}`);
+  }
+}
+
+/**
+ * The zone to cut days in: SERVICE_TIME_ZONE when set; else the one stored in
+ * the database at `databaseUrl`, or `configured` (UTC) when none is stored or
+ * the database cannot say (checkStoredZone then says why). A connect timeout
+ * of 0 waits as long as the connection takes (a database just reached).
+ */
+export async function servingZone(setting: { timeZone: string; timeZoneSet: boolean }, databaseUrl: string, connectTimeoutMs = 0): Promise<string> {
+  if (setting.timeZoneSet) return setting.timeZone;
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: connectTimeoutMs });
+  try {
+    await client.connect();
+    return (await storedTimeZone(client)) ?? setting.timeZone;
+  } catch {
+    return setting.timeZone;
+  } finally {
+    await client.end().catch(() => {});
   }
 }

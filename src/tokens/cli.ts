@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ConfigError, loadDatabaseSettings, type DatabaseSettings } from '../config.js';
 import { canonicalUuid } from '../core/uuid.js';
-import { embeddedUrl } from '../db/embedded.js';
-import { applyMigrations } from '../db/migrate.js';
+import { embeddedUrl, runningClusterPort } from '../db/embedded.js';
+import { applyMigrations, ownerLoginHint } from '../db/migrate.js';
 import { insertToken, listTokens, revokeToken, type TokenKind } from '../db/tokens.js';
 import { openWritableDatabase } from '../db/writable-database.js';
 import { newToken, tokenHash } from './store.js';
@@ -26,8 +26,9 @@ class UsageError extends Error {}
 /** The embedded cluster a running `npm start` owns, when it answers; else none. */
 async function runningEmbedded(settings: DatabaseSettings): Promise<string | null> {
   const file = join(settings.dataDir, 'pg-superuser-password');
-  if (!existsSync(file)) return null;
-  const url = embeddedUrl(settings.dataDir, settings.embeddedPort, 'postgres', readFileSync(file, 'utf8').trim());
+  const port = runningClusterPort(settings.dataDir);
+  if (port === null || !existsSync(file)) return null;
+  const url = embeddedUrl(settings.dataDir, port, 'postgres', readFileSync(file, 'utf8').trim());
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
   try {
     await client.connect();
@@ -121,6 +122,6 @@ async function main(argv: string[]): Promise<void> {
 try {
   await main(process.argv.slice(2));
 } catch (error) {
-  process.stderr.write(`healthd tokens: ${(error as Error).message}\n${error instanceof UsageError ? USAGE + '\n' : ''}`);
+  process.stderr.write(`healthd tokens: ${(error as Error).message}${ownerLoginHint(error)}\n${error instanceof UsageError ? USAGE + '\n' : ''}`);
   process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
 }

@@ -5,7 +5,7 @@
 // setup.ts like every writer's. The importer drops users the same way to
 // replace the embedded database's demo with the first real import.
 import type pg from 'pg';
-import { replaceTimeZone } from './setup.js';
+import { holdsDataSql, replaceTimeZone } from './setup.js';
 
 /** Per table, the columns the demo's COPY rows carry, in order. */
 export const DEMO_COPY_COLUMNS = {
@@ -77,20 +77,25 @@ export async function analyzeTables(client: pg.ClientBase): Promise<void> {
   await client.query('ANALYZE samples, daily_aggregates, activity_summaries, workouts, workout_streams, workout_routes, state_of_mind, upload_batches');
 }
 
-/** Whether the database holds users and all of them are among these (the embedded demo's): nothing else is stored then. */
+/**
+ * Whether the database holds these users (the embedded demo's) and no other
+ * user holds data: another user may be there with nothing stored (a phone's
+ * first probe of the receiver makes its user and an upload row, no data).
+ */
 export async function holdsOnlyUsers(client: pg.ClientBase, userIds: readonly string[]): Promise<boolean> {
   const { rows } = await client.query<{ only: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM users) AND NOT EXISTS (SELECT 1 FROM users WHERE user_id <> ALL($1::uuid[])) AS only',
+    `SELECT EXISTS (SELECT 1 FROM users WHERE user_id = ANY($1::uuid[]))
+        AND NOT EXISTS (SELECT 1 FROM users u WHERE u.user_id <> ALL($1::uuid[]) AND ${holdsDataSql('u.user_id')}) AS only`,
     [userIds],
   );
   return rows[0].only;
 }
 
-/** Of these users, the first one the database holds; else the first user it saw; null when it holds none. */
+/** Of these users, the first one the database holds; else the first user it saw that holds data; else the first it saw; null when it holds none. */
 export async function preferredUser(client: pg.ClientBase, preferred: readonly string[]): Promise<string | null> {
   const { rows } = await client.query<{ user_id: string }>(
-    `SELECT user_id::text FROM users
-     ORDER BY array_position($1::uuid[], user_id) NULLS LAST, created_at_ms, user_id LIMIT 1`,
+    `SELECT u.user_id::text FROM users u
+     ORDER BY array_position($1::uuid[], u.user_id) NULLS LAST, ${holdsDataSql('u.user_id')} DESC, u.created_at_ms, u.user_id LIMIT 1`,
     [preferred],
   );
   return rows[0]?.user_id ?? null;
@@ -103,9 +108,9 @@ export async function hasUsers(client: pg.ClientBase): Promise<boolean> {
 }
 
 /**
- * In one transaction: when these users are all the database holds, drops
- * them and stores `timeZone` as the zone that cuts days (nothing is left
- * that another zone cut). True when it did.
+ * In one transaction: when these users hold all the data there is
+ * (holdsOnlyUsers), drops them and stores `timeZone` as the zone that cuts
+ * days (nothing is left that another zone cut). True when it did.
  */
 export async function replaceOnlyUsers(client: pg.ClientBase, userIds: readonly string[], timeZone: string): Promise<boolean> {
   await client.query('BEGIN');

@@ -19,6 +19,12 @@ export async function claimTimeZone(db: Queryable, timeZone: string): Promise<st
   return rows[0].value;
 }
 
+/** The tables of a user's data (a user with none holds nothing a zone cut into days; an upload's bookkeeping aside). */
+export const DATA_TABLES = ['samples', 'workouts', 'state_of_mind', 'daily_aggregates', 'activity_summaries', 'aggregate_buckets'] as const;
+
+/** SQL true when user `column` holds rows in any of DATA_TABLES (one index probe a table). */
+export const holdsDataSql = (column: string): string => `(${DATA_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table} d WHERE d.user_id = ${column})`).join(' OR ')})`;
+
 /**
  * Forgets `timeZone` as the zone that cuts days while the database holds no
  * data cut in days by it: a first import that failed before storing anything
@@ -26,9 +32,7 @@ export async function claimTimeZone(db: Queryable, timeZone: string): Promise<st
  */
 export async function releaseUnusedTimeZone(db: Queryable, timeZone: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    `DELETE FROM settings WHERE key = 'time_zone' AND value = $1
-       AND NOT EXISTS (SELECT 1 FROM samples) AND NOT EXISTS (SELECT 1 FROM workouts) AND NOT EXISTS (SELECT 1 FROM state_of_mind)
-       AND NOT EXISTS (SELECT 1 FROM daily_aggregates) AND NOT EXISTS (SELECT 1 FROM activity_summaries) AND NOT EXISTS (SELECT 1 FROM aggregate_buckets)`,
+    `DELETE FROM settings WHERE key = 'time_zone' AND value = $1 AND ${DATA_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')}`,
     [timeZone],
   );
   return rowCount === 1;
