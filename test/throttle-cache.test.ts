@@ -1,9 +1,10 @@
 // Unit tests of two pure in-memory mechanisms: the failed-auth throttle's
-// arithmetic and bound, and the catalog cache's fresh/stale/single-refresh rules.
+// arithmetic and bound, and the catalog cache's fresh/stale/single-refresh rules, and the client address the throttle keys on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FailedAuthThrottle } from '../src/http/throttle.js';
 import { CatalogCache } from '../src/catalog/cache.js';
+import { canonicalAddress } from '../src/http/auth.js';
 
 test('throttle: 10 failures empty the bucket; one token returns every 6 s', () => {
   const throttle = new FailedAuthThrottle();
@@ -76,4 +77,13 @@ test('catalog cache: bounded number of users', async () => {
   assert.equal(cache.computations, 10, 'recent users stay cached');
   await cache.get('u0');
   assert.equal(cache.computations, 11, 'old users were evicted');
+});
+
+test('a client address is written one way whoever read it: uWS full IPv6, node compressed, IPv4', () => {
+  assert.equal(canonicalAddress('0000:0000:0000:0000:0000:ffff:7f00:0001'), '127.0.0.1');
+  assert.equal(canonicalAddress('0000:0000:0000:0000:0000:ffff:c0a8:0a0b'), '192.168.10.11');
+  assert.equal(canonicalAddress('::ffff:192.168.10.11'), '192.168.10.11');
+  assert.equal(canonicalAddress('192.168.10.11'), '192.168.10.11');
+  assert.equal(canonicalAddress('2001:0db8:0000:0000:0000:0000:0000:0001'), '2001:db8::1');
+  assert.equal(canonicalAddress('0000:0000:0000:0000:0000:0000:0000:0001'), '::1');
 });

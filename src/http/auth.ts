@@ -42,6 +42,9 @@ export function selectUser(reader: Reader, requested: string | undefined, rules:
   return requested;
 }
 
+/** uWS's text of an IPv4 client on a dual-stack socket: the full IPv4-mapped IPv6 form. */
+const MAPPED_LONG = /^0000:0000:0000:0000:0000:ffff:([0-9a-f]{4}):([0-9a-f]{4})$/;
+
 /**
  * A socket's address written one way whoever read it: uWS writes IPv6 in
  * full (`0000:…:ffff:7f00:0001`), node compressed with a mapped IPv4 dotted
@@ -51,6 +54,8 @@ export function selectUser(reader: Reader, requested: string | undefined, rules:
  */
 export function canonicalAddress(address: string): string {
   if (!address.includes(':')) return address;
+  const long = MAPPED_LONG.exec(address);
+  if (long) return dotted(parseInt(long[1], 16), parseInt(long[2], 16));
   let host: string;
   try {
     host = new URL(`http://[${address}]`).hostname.slice(1, -1);
@@ -59,9 +64,11 @@ export function canonicalAddress(address: string): string {
   }
   const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
   if (!mapped) return host;
-  const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  return dotted(parseInt(mapped[1], 16), parseInt(mapped[2], 16));
 }
+
+/** An IPv4 address from the two 16-bit groups of its IPv4-mapped IPv6 form. */
+const dotted = (high: number, low: number): string => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 
 /** The socket's address, or the last X-Forwarded-For entry (the one our proxy appended) when trusted. */
 export function clientAddress(socketAddress: string, forwardedFor: string, trustProxyHeaders: boolean): string {

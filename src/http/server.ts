@@ -222,12 +222,14 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     try {
       let reader = STATIC_READER;
       if (route.auth) {
-        const address = throttleKey(res, request.forwardedFor, config.trustProxyHeaders);
-        const wait = throttle.retryAfterSeconds(address, Date.now());
-        if (wait > 0) throw errors.tooManyFailedAuth(wait);
+        // The address (a copy out of uWS and a parse) only while some address holds failures, or on a failure.
+        if (throttle.size > 0) {
+          const wait = throttle.retryAfterSeconds(throttleKey(res, request.forwardedFor, config.trustProxyHeaders), Date.now());
+          if (wait > 0) throw errors.tooManyFailedAuth(wait);
+        }
         const authenticated = authenticate(request.authorization);
         if (authenticated === null) {
-          throttle.recordFailure(address, Date.now());
+          throttle.recordFailure(throttleKey(res, request.forwardedFor, config.trustProxyHeaders), Date.now());
           throw errors.unauthorized();
         }
         reader = authenticated;

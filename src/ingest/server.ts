@@ -132,12 +132,15 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
 
   /** The checks every authenticated request passes, in order; answers the user it acts for. */
   function authorize(res: HttpResponse, request: Snapshot): string {
-    const address = clientAddress('', request.forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
-    const wait = throttle.retryAfterSeconds(address, Date.now());
-    if (wait > 0) throw errors.tooManyFailedAuth(wait);
+    // The address (a copy out of uWS and a parse) only while some address holds failures, or on a failure.
+    const address = () => clientAddress('', request.forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
+    if (throttle.size > 0) {
+      const wait = throttle.retryAfterSeconds(address(), Date.now());
+      if (wait > 0) throw errors.tooManyFailedAuth(wait);
+    }
     const uploader = authenticate(request.authorization);
     if (uploader === null) {
-      throttle.recordFailure(address, Date.now());
+      throttle.recordFailure(address(), Date.now());
       throw errors.unauthorized();
     }
     requestVersion(request.protocol);
