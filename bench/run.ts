@@ -2,7 +2,7 @@
 // measures every route of the issue against three baselines measured in the
 // same run, interleaved run by run — the HTTP ceiling (uWS hello-world), the
 // bare pool (the cheapest SQL yielding the route's rows through a bare
-// pg.Pool, rowMode array, no HTTP: bench/lib/bare-sql.ts) and Fastify + pg
+// pg.Pool, each statement prepared, rowMode array, no HTTP: bench/lib/bare-sql.ts) and Fastify + pg
 // doing the obvious thing — with the CPU each spends per request, then
 // scaling (1 vs 2 processes; 10/100/1000 connections), and writes the
 // generated sections of bench/RESULTS.md. Each load runs in its own process;

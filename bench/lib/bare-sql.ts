@@ -1,12 +1,14 @@
 // The bare-pool baseline of each database route: the cheapest SQL that
 // yields the rows the route's answer holds — no join the rows do not need,
 // the type id by a subquery, the source name by a join only where the answer
-// names it — fetched through a bare pg.Pool with rowMode 'array' (pg's own
+// names it — each a statement prepared once per session — fetched through a
+// bare pg.Pool with rowMode 'array' (pg's own
 // row parsing and nothing else: no objects, no shaping, no JSON), in its own
 // process, with the server's pool size and as many concurrent loops as the
 // HTTP bench has connections (bench/lib/db-load.ts). A route that runs
 // several statements runs them as the route does (concurrently where it
 // does). The SQL text goes into bench/RESULTS.md beside the figures.
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { daysSpanMs, localDayOf } from '../../src/core/local-days.js';
 import { SLEEP_ANALYSIS, typeInfo } from '../../src/core/registry.js';
@@ -142,8 +144,16 @@ FROM workouts w WHERE w.uuid = $2 AND w.user_id = $1`,
 }
 
 /** One request of a baseline through the pool, rows as arrays. */
+/** Statement names by SQL text: every statement is prepared once per session (healthd prepares its fixed statements: the baseline may do as well). */
+const names = new Map<string, string>();
+const nameOf = (sql: string): string => {
+  let name = names.get(sql);
+  if (name === undefined) names.set(sql, (name = `bare_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`));
+  return name;
+};
+
 export async function runBare(pool: pg.Pool, baseline: BareBaseline): Promise<void> {
-  const run = (s: BareStatement) => pool.query({ text: s.sql, values: s.params, rowMode: 'array' });
+  const run = (s: BareStatement) => pool.query({ name: nameOf(s.sql), text: s.sql, values: s.params, rowMode: 'array' });
   if (baseline.concurrent) await Promise.all(baseline.statements.map(run));
   else for (const statement of baseline.statements) await run(statement);
 }

@@ -2,12 +2,27 @@
 // statement timeout (→ 504); connecting, and waiting on a server that stopped
 // answering, are bounded so a dead database gives a 500, never a hang. Exports
 // get their own small pool without the timeout.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { describeError, log } from '../log.js';
 
 // bigint (int8) and numeric arrive as strings by default; our bigints are epoch
 // ms and counts, all far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * A statement each session parses and plans once, then only executes (a named
+ * prepared statement): for the read routes' fixed SQL that walks an index by
+ * user and day or time range, whose plan does not hinge on the values. For
+ * these, parsing and planning cost PostgreSQL as much as running them or more
+ * (the daily metrics statement: 0.90 → 0.50 ms of PostgreSQL's CPU a request,
+ * bench/RESULTS.md). Behind PgBouncer this wants session pooling (or its
+ * max_prepared_statements).
+ */
+export function prepared(text: string): (values: unknown[]) => pg.QueryConfig {
+  const name = `healthd_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+  return (values) => ({ name, text, values });
+}
 
 /** What a query function runs on: a pool, one checked-out connection (an export's), or a request's view of the pool. */
 export type Db = pg.Pool | pg.ClientBase | RequestDb;

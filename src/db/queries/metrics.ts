@@ -2,7 +2,7 @@
 // buckets paged as day rows across types. Both walk the types in request order
 // (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
 // so the work is bounded by the types asked for and the page, not the table.
-import type { Db } from '../pool.js';
+import { prepared, type Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromBinary } from '../binary-arrays.js';
 
@@ -30,8 +30,10 @@ export const LATEST_METRICS_SQL = `
   ) newest
   ORDER BY requested.position`;
 
+const LATEST_METRICS = prepared(LATEST_METRICS_SQL);
+
 export async function latestSamples(db: Db, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
-  const { rows } = await db.query<LatestSampleRow>(LATEST_METRICS_SQL, [userId, identifiers]);
+  const { rows } = await db.query<LatestSampleRow>(LATEST_METRICS([userId, identifiers]));
   return rows;
 }
 
@@ -76,6 +78,7 @@ const pageParams = (userId: string, types: readonly DailyMetricType[], firstDay:
 ];
 
 export const DAILY_METRICS_SQL = `SELECT page.identifier, page.day::text AS date, page.value FROM (${DAILY_METRICS_PAGE}) page ORDER BY page.position, page.day`;
+const DAILY_METRICS = prepared(DAILY_METRICS_SQL);
 
 const PAGE_ORDER = 'ORDER BY page.position, page.day';
 
@@ -97,6 +100,8 @@ export const DAILY_METRICS_TEXT_SQL = `
   GROUP BY page.position
   ORDER BY page.position`;
 
+const DAILY_METRICS_TEXT = prepared(DAILY_METRICS_TEXT_SQL);
+
 export interface DailyDaysText {
   identifier: string;
   count: number;
@@ -114,7 +119,7 @@ export async function dailyValuesText(
   limit: number | null,
   offset: number,
 ): Promise<DailyDaysText[] | null> {
-  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT_SQL, pageParams(userId, types, firstDay, lastDay, limit, offset));
+  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT(pageParams(userId, types, firstDay, lastDay, limit, offset)));
   return rows.some((row) => row.exotic) ? null : rows;
 }
 
@@ -129,6 +134,8 @@ export const DAILY_METRICS_COLUMNS_SQL = `
          coalesce(string_agg(page.day::text, '' ${PAGE_ORDER}), '') AS dates,
          array_send(coalesce(array_agg(page.value ${PAGE_ORDER}), '{}')) AS "values"
   FROM (${DAILY_METRICS_PAGE}) page`;
+
+const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
 
 export interface DailyValueColumns {
   /** 1-based position of each row's type in the request. */
@@ -147,7 +154,7 @@ export async function dailyValueColumns(
   limit: number | null,
   offset: number,
 ): Promise<DailyValueColumns> {
-  const { rows } = await db.query<{ positions: Buffer; dates: string; values: Buffer }>(DAILY_METRICS_COLUMNS_SQL, pageParams(userId, types, firstDay, lastDay, limit, offset));
+  const { rows } = await db.query<{ positions: Buffer; dates: string; values: Buffer }>(DAILY_METRICS_COLUMNS(pageParams(userId, types, firstDay, lastDay, limit, offset)));
   const row = rows[0];
   return { positions: float8ArrayFromBinary(row.positions), dates: row.dates, values: float8ArrayFromBinary(row.values) };
 }
@@ -161,6 +168,6 @@ export async function dailyValues(
   limit: number | null,
   offset: number,
 ): Promise<DailyValueRow[]> {
-  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS_SQL, pageParams(userId, types, firstDay, lastDay, limit, offset));
+  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS(pageParams(userId, types, firstDay, lastDay, limit, offset)));
   return rows;
 }

@@ -1,5 +1,5 @@
 // Users (with their upload totals) and profiles.
-import type { Db } from '../pool.js';
+import { prepared, type Db } from '../pool.js';
 import type { ProfileT, UserT } from '../../schemas/resources.js';
 
 const USER_COLUMNS = `
@@ -11,34 +11,37 @@ const BATCH_TOTALS = `
   SELECT user_id, max(received_at_ms) AS last_sync, count(*) AS batches, sum(sample_count) AS uploaded
   FROM upload_batches`;
 
+const ALL_USERS = prepared(`
+  SELECT ${USER_COLUMNS}
+  FROM users u
+  LEFT JOIN profiles p ON p.user_id = u.user_id
+  LEFT JOIN (${BATCH_TOTALS} GROUP BY user_id) b ON b.user_id = u.user_id
+  ORDER BY u.created_at_ms, u.user_id`);
+
+const ONE_USER = prepared(`
+  SELECT ${USER_COLUMNS}
+  FROM users u
+  LEFT JOIN profiles p ON p.user_id = u.user_id
+  LEFT JOIN (${BATCH_TOTALS} WHERE user_id = $1 GROUP BY user_id) b ON b.user_id = u.user_id
+  WHERE u.user_id = $1`);
+
+const PROFILE = prepared(
+  `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
+   FROM profiles WHERE user_id = $1`,
+);
+
 export async function listAllUsers(db: Db): Promise<UserT[]> {
-  const { rows } = await db.query<UserT>(`
-    SELECT ${USER_COLUMNS}
-    FROM users u
-    LEFT JOIN profiles p ON p.user_id = u.user_id
-    LEFT JOIN (${BATCH_TOTALS} GROUP BY user_id) b ON b.user_id = u.user_id
-    ORDER BY u.created_at_ms, u.user_id`);
+  const { rows } = await db.query<UserT>(ALL_USERS([]));
   return rows;
 }
 
 export async function findUser(db: Db, userId: string): Promise<UserT | undefined> {
-  const { rows } = await db.query<UserT>(
-    `SELECT ${USER_COLUMNS}
-     FROM users u
-     LEFT JOIN profiles p ON p.user_id = u.user_id
-     LEFT JOIN (${BATCH_TOTALS} WHERE user_id = $1 GROUP BY user_id) b ON b.user_id = u.user_id
-     WHERE u.user_id = $1`,
-    [userId],
-  );
+  const { rows } = await db.query<UserT>(ONE_USER([userId]));
   return rows[0];
 }
 
 export async function findProfile(db: Db, userId: string): Promise<ProfileT | undefined> {
-  const { rows } = await db.query<ProfileT>(
-    `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
-     FROM profiles WHERE user_id = $1`,
-    [userId],
-  );
+  const { rows } = await db.query<ProfileT>(PROFILE([userId]));
   return rows[0];
 }
 

@@ -2,7 +2,7 @@
 // recorded streams as float8 arrays. The page walks the (user_id, start_ms
 // DESC, uuid) index; a workout's route and streams are found by their primary
 // keys (workout_uuid), so each page costs at most limit + offset index rows.
-import type { Db } from '../pool.js';
+import { prepared, type Db } from '../pool.js';
 import { float8ArrayFromBinary } from '../binary-arrays.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
 
@@ -57,14 +57,15 @@ interface DetailRow extends WorkoutSummaryT {
   activities: WorkoutDetailT['activities'] | null;
 }
 
+const WORKOUT_DETAIL = prepared(
+  `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities
+   FROM workouts w
+   WHERE w.uuid = $2 AND w.user_id = $1`,
+);
+
 /** One workout of the user (uuid lowercase), or undefined when missing or someone else's. */
 export async function findWorkout(db: Db, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
-  const { rows } = await db.query<DetailRow>(
-    `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities
-     FROM workouts w
-     WHERE w.uuid = $2 AND w.user_id = $1`,
-    [userId, uuid],
-  );
+  const { rows } = await db.query<DetailRow>(WORKOUT_DETAIL([userId, uuid]));
   if (rows.length === 0) return undefined;
   // A jsonb null arrives as null too; absent detail reads as empty.
   const { statistics, events, activities, ...summary } = rows[0];
