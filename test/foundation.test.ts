@@ -444,7 +444,7 @@ describe('settings refused at start', () => {
       }
       const { code, output } = await runServerExpectingExit({ ...base(), DATABASE_URL: berlin.url, SERVICE_TIME_ZONE: 'UTC' });
       assert.equal(code, 1);
-      assert.match(output.trim(), /^healthd: SERVICE_TIME_ZONE is UTC but the stored data was cut in Europe\/Berlin; set SERVICE_TIME_ZONE=Europe\/Berlin$/);
+      assert.match(output.trim(), /^healthd: SERVICE_TIME_ZONE is UTC but the stored days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin \(or leave it unset\), or use another database \(DATABASE_URL\)$/);
     } finally {
       await berlin.drop();
     }

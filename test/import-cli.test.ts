@@ -105,7 +105,7 @@ test('the embedded demo gives way to the first real import, in its zone; real da
   const lines = again.stderr.trim().split('\n');
   assert.match(
     lines[lines.length - 1],
-    /^import: SERVICE_TIME_ZONE is America\/New_York but the database's days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin, or import into another data directory \(HEALTHD_DATA_DIR\) or your own PostgreSQL \(DATABASE_URL\)$/,
+    /^import: SERVICE_TIME_ZONE is America\/New_York but the stored days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin \(or leave it unset\), or use another data directory \(HEALTHD_DATA_DIR\) or your own PostgreSQL \(DATABASE_URL\)$/,
   );
   assert.ok(!/demo/.test(again.stderr));
 });

@@ -398,7 +398,7 @@ test('a SERVICE_TIME_ZONE that disagrees with the stored zone is refused before 
   const samples = await count('samples');
   const run = await importCli(['--user', USER, zipPath], { DATABASE_URL: db.url, SERVICE_TIME_ZONE: 'UTC' });
   assert.equal(run.code, 2);
-  assert.match(run.stderr.trim(), /^import: SERVICE_TIME_ZONE is UTC but the database's days are cut in America\/New_York/);
+  assert.match(run.stderr.trim(), /^import: SERVICE_TIME_ZONE is UTC but the stored days are cut in America\/New_York/);
   assert.equal(run.stderr.trim().split('\n').length, 1);
   assert.equal(await count('samples'), samples);
 });

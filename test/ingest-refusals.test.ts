@@ -114,6 +114,9 @@ describe('bodies', () => {
   test('garbage: not gzip, not JSON, not an object', async () => {
     await refused(Buffer.from('this is not gzip at all'), 400, /^body is not valid gzip/, { headers: { 'content-encoding': 'gzip' } });
     await refused('hello\n', 400, /^line 1: not valid JSON/);
+    // JSON.parse quotes the line around the fault; the answer does not pass a person's data back.
+    const leaky = batch({}, { profileCount: 1 }) + '{"profile":{"name":"Jane Q Patient","email":jane.q@example.org}}\n';
+    await refused(leaky, 400, '{"error":"line 2: not valid JSON (Unexpected token \'j\')"}');
     await refused('[1,2]\n', 400, /^line 1: the header must be a JSON object$/);
     await refused('', 400, /the body is empty/);
   });

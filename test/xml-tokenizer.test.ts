@@ -93,6 +93,8 @@ test('refusals name the line and the column (in characters)', () => {
     ['<a>\n <b x="<"/>\n</a>', 2, 8, /"<" is not allowed inside a tag/],
     ['<a>\n <b x="&nope;"/>\n</a>', 2, 8, /unknown entity &nope;/],
     ['<a>\n <b x="A & B"/>\n</a>', 2, 10, /"&" must start a reference/],
+    // A person's words after a bare "&" are not quoted back (they may be a note about their health).
+    ['<a>\n <b x="meds & private words; later"/>\n</a>', 2, 13, /^(?!.*private)[^]*"&" must start a reference such as &amp; \(a bare "&" in a value\?\)/],
     ['<a>\n <b x="&#1;"/>\n</a>', 2, 8, /&#1; is not a character XML allows/],
     ['<a>\n <b x="é\u0001"/>\n</a>', 2, 9, /U\+0001 is not allowed/],
     ['<a/>\n<b/>', 2, 1, /a second root element <b>/],

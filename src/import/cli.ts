@@ -165,7 +165,7 @@ async function main(): Promise<number> {
       batchRows: settings.batchRows,
       lenient: command.lenient,
       demoUsers: database.embedded ? embeddedDemoUsers() : [],
-      otherDatabase: database.embedded ? `another data directory (HEALTHD_DATA_DIR) or your own PostgreSQL (DATABASE_URL)` : 'another database (DATABASE_URL)',
+      embeddedDatabase: database.embedded,
       out: process.stderr,
       signal: controller.signal,
     });

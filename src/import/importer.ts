@@ -26,7 +26,7 @@ import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
 import { analyzeSamples, buildWorkoutStreams, recordUploadBatch, userHasSamples } from '../db/writes/import.js';
 import { replaceOnlyUsers } from '../db/writes/demo.js';
-import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone } from '../db/writes/setup.js';
+import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
 
 export interface ImportOptions {
@@ -48,8 +48,8 @@ export interface ImportOptions {
    * this import drops them and claims its own zone. Empty with DATABASE_URL.
    */
   demoUsers?: readonly string[];
-  /** How the refusal of another zone names a way out (another data directory, another DATABASE_URL). */
-  otherDatabase?: string;
+  /** Whether the database is the embedded one of a data directory (the refusal of another zone names the ways out: zoneMismatch). */
+  embeddedDatabase?: boolean;
   signal?: AbortSignal;
 }
 
@@ -108,9 +108,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     claimedZone = !replacedDemo && (await storedTimeZone(client)) === null;
     const storedZone = await claimTimeZone(client, options.timeZone);
     if (storedZone !== options.timeZone) {
-      throw new ImportUsageError(
-        `SERVICE_TIME_ZONE is ${options.timeZone} but the database's days are cut in ${storedZone}: set SERVICE_TIME_ZONE=${storedZone}, or import into ${options.otherDatabase ?? 'another database'}`,
-      );
+      throw new ImportUsageError(zoneMismatch(options.timeZone, storedZone, options.embeddedDatabase === true));
     }
     await ensureUsers(client, [userId], Date.now());
     const nameIds = await NameIds.load(client);

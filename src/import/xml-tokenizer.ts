@@ -62,6 +62,8 @@ const NON_ASCII = /[\x80-\xFF]/;
 /** U+FEFF in UTF-8, as latin1. */
 const BYTE_ORDER_MARK = '\xEF\xBB\xBF';
 const PREDEFINED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** A reference that reads as an entity name (quoted in its refusal); anything else after a bare "&" is not quoted. */
+const ENTITY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 
 const LT = 60;
 const GT = 62;
@@ -511,7 +513,10 @@ export class XmlTokenizer {
     const predefined = PREDEFINED_ENTITIES[reference];
     if (predefined !== undefined && Object.hasOwn(PREDEFINED_ENTITIES, reference)) return predefined;
     const numeric = /^#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}))$/.exec(reference);
-    if (numeric === null) return this.fail(at, reference === '' ? '"&" must start a reference such as &amp;' : `unknown entity &${reference};`);
+    // The text after a bare "&" may be a person's own words (a note): named only when it reads as an entity name.
+    if (numeric === null) {
+      return this.fail(at, ENTITY_NAME.test(reference) ? `unknown entity &${reference};` : '"&" must start a reference such as &amp; (a bare "&" in a value?)');
+    }
     const code = numeric[1] !== undefined ? parseInt(numeric[1], 16) : Number(numeric[2]);
     const allowed = code === 9 || code === 10 || code === 13 || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
     if (!allowed) return this.fail(at, `&${reference}; is not a character XML allows`);

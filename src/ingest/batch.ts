@@ -95,6 +95,17 @@ function holdsLoneSurrogate(value: unknown): boolean {
   return false;
 }
 
+/**
+ * A message from JSON.parse or PostgreSQL without what it quotes of the input
+ * (the input is a person's health data: no answer or log line carries it):
+ * "Unexpected token 'j', …"email":jane… is not valid JSON" → "Unexpected
+ * token 'j'"; 'invalid input syntax for type uuid: "abc"' → '… uuid: "…"'.
+ */
+function withoutQuotes(message: string): string {
+  // V8 quotes a stretch of the line after the token (quotes inside it unescaped): everything from there goes.
+  return message.replace(/, (?:\.\.\.)?".*$/s, '').replace(/"[^"]*"/g, '"…"');
+}
+
 function parseJson(line: Line): unknown {
   // PostgreSQL text and jsonb hold neither NUL nor half a surrogate pair: refuse
   // them here, never as a 5xx or a silently altered name later. Only an escape
@@ -105,7 +116,7 @@ function parseJson(line: Line): unknown {
   try {
     value = JSON.parse(line.text);
   } catch (error) {
-    throw ingestErrors.badLine(line.number, `not valid JSON (${(error as Error).message.slice(0, 100)})`);
+    throw ingestErrors.badLine(line.number, `not valid JSON (${withoutQuotes((error as Error).message).slice(0, 100)})`);
   }
   if (escapes && /\\u[dD][89a-fA-F]/.test(line.text) && holdsLoneSurrogate(value)) {
     throw ingestErrors.badLine(line.number, 'text must not contain half of a surrogate pair (\\uD800 to \\uDFFF alone)');
@@ -331,8 +342,9 @@ function asAnswer(error: unknown, userId: string): ApiError {
   }
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && REFUSED_VALUE_CLASSES.includes(code.slice(0, 2))) {
-    log.warn('batch refused by the database', { userId, ...describeError(error) });
-    return ingestErrors.badRequest(`the batch holds a value the database refused (${(error as Error).message.slice(0, 120)})`);
+    const reason = withoutQuotes((error as Error).message).slice(0, 120);
+    log.warn('batch refused by the database', { userId, code, reason });
+    return ingestErrors.badRequest(`the batch holds a value the database refused (${reason})`);
   }
   log.error('batch failed', { userId, ...describeError(error) });
   return code === QUERY_CANCELED ? ingestErrors.timeout() : ingestErrors.unavailable();

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { ConfigError, hostInUrl } from '../config.js';
 import { missingWritePrivileges } from '../db/writes/ingest.js';
-import { claimTimeZone } from '../db/writes/setup.js';
+import { claimTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import { createWriterPool } from '../db/writer-pool.js';
 import type { FailedAuthThrottle } from '../http/throttle.js';
 import type { Uws } from '../http/uws.js';
@@ -71,7 +71,7 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
       throw new ConfigError(`INGEST_DATABASE_URL: its login lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}; grant it the healthd_writer role`);
     }
     const zone = await claimTimeZone(pool, config.timeZone);
-    if (zone !== config.timeZone) throw new ConfigError(`SERVICE_TIME_ZONE is ${config.timeZone} but the stored data was cut in ${zone}; set SERVICE_TIME_ZONE=${zone}`);
+    if (zone !== config.timeZone) throw new ConfigError(zoneMismatch(config.timeZone, zone, !config.database.url));
     const server = createIngestServer(uws, {
       store: { pool, names: new NameIds(namesPool), timeZone: config.timeZone },
       authenticate: uploadAuthenticator(parts.tokens, config.ingest.uploadToken),

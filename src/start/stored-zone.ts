@@ -3,7 +3,7 @@
 // SERVICE_TIME_ZONE is unset they follow the stored zone instead.
 import pg from 'pg';
 import { ConfigError } from '../config.js';
-import { storedTimeZone } from '../db/writes/setup.js';
+import { storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import type { Services } from '../services.js';
 
 /** Refuses with the way out when the stored zone differs, or the database has no schema or cannot be read. */
@@ -18,7 +18,7 @@ export async function checkStoredZone(services: Services): Promise<void> {
   }
   const configured = services.config.timeZone;
   if (zone !== null && zone !== configured) {
-    throw new ConfigError(`SERVICE_TIME_ZONE is ${configured} but the stored data was cut in ${zone}; set SERVICE_TIME_ZONE=${zone}`);
+    throw new ConfigError(zoneMismatch(configured, zone, !services.config.database.url));
   }
 }
 

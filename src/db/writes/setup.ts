@@ -26,6 +26,15 @@ export const DATA_TABLES = ['samples', 'workouts', 'state_of_mind', 'daily_aggre
 export const holdsDataSql = (column: string): string => `(${DATA_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table} d WHERE d.user_id = ${column})`).join(' OR ')})`;
 
 /**
+ * The refusal of a SERVICE_TIME_ZONE other than the stored one, with the ways
+ * out (`embedded`: the database is the embedded one of a data directory).
+ */
+export function zoneMismatch(configured: string, stored: string, embedded: boolean): string {
+  const elsewhere = embedded ? 'another data directory (HEALTHD_DATA_DIR) or your own PostgreSQL (DATABASE_URL)' : 'another database (DATABASE_URL)';
+  return `SERVICE_TIME_ZONE is ${configured} but the stored days are cut in ${stored}: set SERVICE_TIME_ZONE=${stored} (or leave it unset), or use ${elsewhere}`;
+}
+
+/**
  * Forgets `timeZone` as the zone that cuts days while the database holds no
  * data cut in days by it: a first import that failed before storing anything
  * so leaves the choice to the next try. Answers whether it did.
