@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { categoryLabel, dailyMetricTypes, kindOfIdentifier, unitOf } from '../src/core/registry.js';
 import '../src/db/pool.js'; // the int8 parser the routes read with
+import { activityDays, activityDaysBody } from '../src/db/queries/activity.js';
 import { dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js';
 import { samplesPageColumns } from '../src/db/queries/samples.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from '../src/routes/metrics-daily-body.js';
@@ -65,6 +66,19 @@ before(async () => {
   );
   const massValues = ['1e21', '1e-7', "'-0'", "'NaN'", '70.5', '0.1', '1e300'];
   await q(`INSERT INTO daily_aggregates (user_id, type_id, day, sum, avg) VALUES ${massValues.map((v, i) => `($1, 6, '2026-03-${String(25 + i).padStart(2, '0')}', NULL, ${v})`).join(', ')}`, [USER]);
+  // Activity rings: March in plain numbers (nulls, -0, NaN and ±Infinity among them), April with numbers PostgreSQL writes otherwise.
+  const plain = ['NULL', "'-0'", '0', '0.1', '512.3', '0.30000000000000004', "'NaN'", "'Infinity'", "'-Infinity'", '123456789012345.6', '0.0001', '30'];
+  const exotic = ['1e-7', '1e21', '5e-324', '1e15'];
+  const ringRows = (values: string[], month: string) =>
+    Array.from({ length: 20 }, (_, d) => {
+      const v = (k: number) => values[(d + k) % values.length];
+      return `($1, '2026-${month}-${String(d + 1).padStart(2, '0')}', ${v(0)}, ${v(1)}, ${v(2)}, ${v(3)}, ${v(4)}, ${v(5)}, ${d % 3 === 0 ? 'NULL' : 1 + (d % 2)}, ${v(6)}, ${v(7)})`;
+    });
+  await q(
+    `INSERT INTO activity_summaries (user_id, day, move_kcal, move_goal_kcal, exercise_min, exercise_goal_min, stand_hours, stand_goal_hours, move_mode, move_time_min, move_time_goal_min)
+     VALUES ${[...ringRows(plain, '03'), ...ringRows(exotic.concat(plain), '04')].join(',\n')}`,
+    [USER],
+  );
   await q('ANALYZE');
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
 });
@@ -181,5 +195,20 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
       }
     }
     assert.ok(textPath > 100, `${textPath} pages by PostgreSQL's text`);
+  });
+
+  test('/v1/activity/summary: PostgreSQL writes the days JSON.stringify would, or says a number would differ', async () => {
+    const paths = { text: 0, values: 0 };
+    for (const [firstDay, lastDay] of [['2026-03-01', '2026-03-31'], ['2026-03-05', '2026-03-05'], ['2026-02-01', '2026-02-28'], ['2026-03-15', '2026-04-02'], ['2026-04-01', '2026-04-30']]) {
+      const expected = JSON.stringify({ days: await activityDays(pool, USER, firstDay, lastDay) });
+      const body = await activityDaysBody(pool, USER, firstDay, lastDay);
+      if (body === null) {
+        paths.values++;
+      } else {
+        assert.equal(body, expected, `${firstDay}…${lastDay}`);
+        paths.text++;
+      }
+    }
+    assert.deepEqual(paths, { text: 3, values: 2 }, 'March and the empty month by text; the ranges holding April\'s numbers by values');
   });
 });

@@ -2,7 +2,7 @@
 // touches, as the phone recorded them.
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
-import { activityDays } from '../db/queries/activity.js';
+import { activityDays, activityDaysBody } from '../db/queries/activity.js';
 import { checkRange } from '../params/checks.js';
 import { End, Start } from '../schemas/common.js';
 import { ActivitySummaryResponse } from '../schemas/resources.js';
@@ -36,7 +36,9 @@ export const activitySummaryRoute = defineRoute({
   async handler({ db, query, services, userId }) {
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
-    const days = await activityDays(db, userId, localDayOf(query.start, zone), localDayOf(query.end - 1, zone));
-    return json({ days });
+    const [firstDay, lastDay] = [localDayOf(query.start, zone), localDayOf(query.end - 1, zone)];
+    const body = await activityDaysBody(db, userId, firstDay, lastDay);
+    if (body !== null) return { kind: 'text', contentType: 'application/json', body };
+    return json({ days: await activityDays(db, userId, firstDay, lastDay) });
   },
 });

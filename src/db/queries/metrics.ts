@@ -2,6 +2,7 @@
 // buckets paged as day rows across types. Both walk the types in request order
 // (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
 // so the work is bounded by the types asked for and the page, not the table.
+import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { prepared, type Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromBinary } from '../binary-arrays.js';
@@ -82,8 +83,6 @@ const DAILY_METRICS = prepared(DAILY_METRICS_SQL);
 
 const PAGE_ORDER = 'ORDER BY page.position, page.day';
 
-/** A value whose PostgreSQL text is not JSON.stringify's: nonzero and finite, below 1e-4 or from 1e15. */
-const EXOTIC_VALUE = `(page.value <> 0 AND page.value NOT IN ('NaN', 'Infinity', '-Infinity') AND (abs(page.value) < '1e-4'::float8 OR abs(page.value) >= '1e15'::float8))`;
 
 /**
  * The page's days as JSON text per requested position, in order: PostgreSQL
@@ -92,10 +91,8 @@ const EXOTIC_VALUE = `(page.value <> 0 AND page.value NOT IN ('NaN', 'Infinity',
  * then read as columns instead).
  */
 export const DAILY_METRICS_TEXT_SQL = `
-  SELECT min(page.identifier) AS identifier, count(*)::int AS count, bool_or(${EXOTIC_VALUE}) AS exotic,
-         string_agg('{"date":"' || page.day::text || '","value":' ||
-                    CASE WHEN page.value IN ('NaN', 'Infinity', '-Infinity') THEN 'null' WHEN page.value = 0 THEN '0' ELSE page.value::text END || '}',
-                    ',' ORDER BY page.day) AS days
+  SELECT min(page.identifier) AS identifier, count(*)::int AS count, bool_or(${exoticNumberSql('page.value')}) AS exotic,
+         string_agg('{"date":"' || page.day::text || '","value":' || ${jsonNumberSql('page.value')} || '}', ',' ORDER BY page.day) AS days
   FROM (${DAILY_METRICS_PAGE}) page
   GROUP BY page.position
   ORDER BY page.position`;
