@@ -13,45 +13,42 @@ export const READ_ROLE = 'healthd_reader';
 export const WRITER_ROLE = 'healthd_writer';
 
 /**
- * The reader role and its grants (migration 2): a role the API can log in as
- * (or be granted) that can only read. Skipped with a notice when the
- * migrating login may not create roles; run again after every migration
- * (ROLES_SQL), so a later run by a login that may creates it.
+ * A role made when missing, then granted `grants` (each a statement with %I
+ * for the role); skipped with a notice when the migrating login may not
+ * create roles. Run again after every migration (ROLES_SQL), so a later run
+ * by a login that may makes the role an earlier one skipped.
  */
-const READ_ROLE_SQL = `
+const roleSql = (role: string, grants: readonly string[]): string => `
 DO $$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${READ_ROLE}') THEN
-    CREATE ROLE ${READ_ROLE} NOLOGIN;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN
+    CREATE ROLE ${role} NOLOGIN;
   END IF;
-  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', '${READ_ROLE}');
-  EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA public TO %I', '${READ_ROLE}');
-  EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO %I', '${READ_ROLE}');
+${grants.map((grant) => `  EXECUTE format('${grant}', '${role}');`).join('\n')}
 EXCEPTION WHEN insufficient_privilege THEN
-  RAISE NOTICE 'healthd: no privilege to create role ${READ_ROLE}; skipped';
+  RAISE NOTICE 'healthd: no privilege to create role ${role}; skipped';
 END
 $$;
 `;
 
-/** The writer role and its grants, and the reader's on the receiver's tables (migration 4; run again like READ_ROLE_SQL). */
-const WRITER_ROLE_SQL = `
-DO $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${WRITER_ROLE}') THEN
-    CREATE ROLE ${WRITER_ROLE} NOLOGIN;
-  END IF;
-  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT, INSERT ON settings, users, sample_types, sources, upload_batches TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT, INSERT, DELETE ON samples, workouts, state_of_mind TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON profiles, daily_aggregates, activity_summaries, workout_routes, workout_streams,
-                  aggregate_buckets, upload_type_stats TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT SELECT ON access_tokens TO %I', '${WRITER_ROLE}');
-  EXECUTE format('GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO %I', '${WRITER_ROLE}');
-EXCEPTION WHEN insufficient_privilege THEN
-  RAISE NOTICE 'healthd: no privilege to create role ${WRITER_ROLE}; skipped';
-END
-$$;
+/** The reader role (migration 2): a role the API can log in as (or be granted) that can only read. */
+const READ_ROLE_SQL = roleSql(READ_ROLE, [
+  'GRANT USAGE ON SCHEMA public TO %I',
+  'GRANT SELECT ON ALL TABLES IN SCHEMA public TO %I',
+  'ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO %I',
+]);
 
+/** The writer role and its grants, and the reader's on the receiver's tables (migration 4; run again like READ_ROLE_SQL). */
+const WRITER_ROLE_SQL =
+  roleSql(WRITER_ROLE, [
+    'GRANT USAGE ON SCHEMA public TO %I',
+    'GRANT SELECT, INSERT ON settings, users, sample_types, sources, upload_batches TO %I',
+    'GRANT SELECT, INSERT, DELETE ON samples, workouts, state_of_mind TO %I',
+    'GRANT SELECT, INSERT, UPDATE, DELETE ON profiles, daily_aggregates, activity_summaries, workout_routes, workout_streams, aggregate_buckets, upload_type_stats TO %I',
+    'GRANT SELECT ON access_tokens TO %I',
+    'GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO %I',
+  ]) +
+  `
 -- Batches carry only type and source ids the receiver has just read back, so
 -- it may skip the per-row foreign-key checks (bulk-load.ts) where allowed.
 DO $$
