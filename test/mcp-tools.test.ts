@@ -423,6 +423,15 @@ describe('each tool answers what its REST route answers', () => {
     ]);
   });
 
+  test('get_samples over 31 local days holding the fall-back day: the 745th hour is left out, and the note says so', async () => {
+    const tool = await toolJson(client, 'get_samples', { type: HR, start_date: '2026-10-15', end_date: '2026-11-14' });
+    assert.deepEqual(tool.samples, []);
+    assert.equal(
+      tool.note,
+      'samples from 2026-11-14T23:00:00-05:00 on are left out: a clock change makes this range 745 hours, past the 31 × 24 a call covers; ask for 2026-11-14 alone to read that day whole',
+    );
+  });
+
   test('get_samples: raw, both devices, exactly the 23 hours of 03-08', async () => {
     const tool = await toolJson(client, 'get_samples', { type: HR, start_date: '2026-03-08', end_date: '2026-03-08' });
     const body = await rest(`/v1/samples?type=${HR}&start=${MAR8}&end=${MAR9}&limit=200`);
@@ -512,7 +521,6 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['daily range over 366 days', 'get_daily_metrics', { ...day, start_date: '2025-01-01', end_date: '2026-01-02' }, /covers 367 days; at most 366/],
     ['sleep range over 366 days', 'get_sleep', { start_date: '2025-01-01', end_date: '2026-01-02' }, /covers 367 days; at most 366/],
     ['samples range over 31 days', 'get_samples', { type: HR, start_date: '2026-03-01', end_date: '2026-04-01' }, /covers 32 days; at most 31/],
-    ['31 days with the fall-back day last 745 hours', 'get_samples', { type: HR, start_date: '2026-10-15', end_date: '2026-11-14' }, /lasts 745 hours.*DST/],
     ['stats range over ten years', 'get_metric_stats', { ...day, start_date: '2010-01-01', end_date: '2026-01-01' }, /at most 3660/],
     ['unknown type', 'get_daily_metrics', { ...day, types: [STEPS, 'HKQuantityTypeIdentifierNope'] }, /^unknown type: HKQuantityTypeIdentifierNope/],
     ['unknown sample type', 'get_samples', { type: 'HKNope', start_date: '2026-03-01', end_date: '2026-03-02' }, /^unknown type: HKNope/],

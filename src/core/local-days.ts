@@ -19,7 +19,8 @@
 import { DateTime, IANAZone } from 'luxon';
 
 const DAY_PATTERN = /^(\d{4,5})-(\d{2})-(\d{2})$/;
-const DAY_MS = 86_400_000;
+/** 24 hours in ms: a calendar day's span on a zone-free calendar, and the unit of the routes' range caps. */
+export const DAY_MS = 86_400_000;
 
 /** The zone names the service accepts for SERVICE_TIME_ZONE: IANA names, `UTC` included. */
 export function isValidZone(zone: string): boolean {

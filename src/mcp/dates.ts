@@ -7,11 +7,10 @@
 // in two pieces when its answers are per day (dayPieces), else refused here,
 // with the reason, rather than by the route in its own terms.
 import { z } from 'zod';
-import { dayAfter, dayStartMs, lastNDays } from '../core/local-days.js';
+import { DAY_MS, dayAfter, dayStartMs, lastNDays } from '../core/local-days.js';
 import { MAX_EPOCH_MS } from '../limits.js';
 import { ToolError } from './tool.js';
 
-const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
 // Where a local day starts asks luxon (and Intl) for the zone's offsets, a
@@ -55,8 +54,6 @@ export interface DayRange {
 export interface DayCap {
   /** Most local days a call covers. */
   days: number;
-  /** The route behind also caps end - start at `days` × 24 hours. */
-  hours24?: boolean;
 }
 
 /**
@@ -83,12 +80,6 @@ export function dayRange(startDate: string, endDate: string, zone: string, cap?:
   const days = daysCounted(startDate, endDate);
   if (cap && days > cap.days) {
     throw new ToolError(`start_date ${startDate} to end_date ${endDate} covers ${days} days; at most ${cap.days} per call, so split the range`);
-  }
-  if (cap?.hours24 && endMs - startMs > cap.days * DAY_MS) {
-    const hours = (endMs - startMs) / 3_600_000;
-    throw new ToolError(
-      `start_date ${startDate} to end_date ${endDate} lasts ${hours} hours (a DST change lengthens a day); at most ${cap.days} × 24 hours per call, so leave out a day`,
-    );
   }
   return { startDate, endDate, startMs, endMs, days };
 }

@@ -3,13 +3,12 @@
 // for day-grained answers) and type identifiers (known to the registry or
 // stored by a writer: src/reads/types.ts). Used by the routes and the
 // export's plan; each refusal is a 400 whose message names the parameter.
-import { countLocalDaysTouched } from '../core/local-days.js';
+import { DAY_MS, countLocalDaysTouched } from '../core/local-days.js';
 import { allTypes, SAMPLE_KINDS } from '../core/registry.js';
 import { errors } from '../errors.js';
 import { MAX_LOCAL_DAYS } from '../limits.js';
 import type { KnownTypes } from '../reads/types.js';
 
-const DAY_MS = 86_400_000;
 
 export interface RangeRule {
   /** Cap on end - start, in 24-hour days. */

@@ -6,6 +6,7 @@ import { SUMMARY_RANGES, type SummaryRange } from '../../core/summary.js';
 import { MCP, PAGE, RANGE_CAP_DAYS } from '../../limits.js';
 import type { SamplesPage } from '../../schemas/resources.js';
 import { localTime, roundValue } from '../compact.js';
+import { DAY_MS } from '../../core/local-days.js';
 import { dayRange, LocalDate } from '../dates.js';
 import { knownType, Offset, TOOL_FOR_KIND, UserInput } from '../inputs.js';
 import { defineTool, ToolError } from '../tool.js';
@@ -31,10 +32,18 @@ export const getSamples = defineTool({
     const kind = knownType(type);
     if (!SAMPLE_KINDS.has(kind)) throw new ToolError(`${type} is a ${kind} type, not stored as samples: read it with ${TOOL_FOR_KIND[kind]}`);
     const zone = ctx.config.timeZone;
-    const range = dayRange(start_date, end_date, zone, { days: RANGE_CAP_DAYS.samples, hours24: true });
-    const body = await ctx.json<Static<typeof SamplesPage>>('getSamples', { user, query: { type, start: range.startMs, end: range.endMs, limit, offset } });
+    const range = dayRange(start_date, end_date, zone, { days: RANGE_CAP_DAYS.samples });
+    // The route caps end - start at that many 24-hour days: a fall-back day makes 31 local days an hour longer, which is left out and said.
+    const end = Math.min(range.endMs, range.startMs + RANGE_CAP_DAYS.samples * DAY_MS);
+    const body = await ctx.json<Static<typeof SamplesPage>>('getSamples', { user, query: { type, start: range.startMs, end, limit, offset } });
     const labelled = body.kind === 'category';
     const full = body.samples.length === limit;
+    const notes = [
+      ...(end < range.endMs
+        ? [`samples from ${localTime(end, zone)} on are left out: a clock change makes this range ${(range.endMs - range.startMs) / 3_600_000} hours, past the ${RANGE_CAP_DAYS.samples} × 24 a call covers; ask for ${end_date} alone to read that day whole`]
+        : []),
+      ...(full ? [`page full: there may be more; call again with offset ${body.nextOffset}`] : []),
+    ];
     return {
       json: {
         type: body.type,
@@ -47,7 +56,7 @@ export const getSamples = defineTool({
             : [localTime(s.start, zone), localTime(s.end, zone), roundValue(s.value), s.source],
         ),
         nextOffset: body.nextOffset,
-        ...(full ? { note: `page full: there may be more; call again with offset ${body.nextOffset}` } : {}),
+        ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
       },
     };
   },
