@@ -12,6 +12,7 @@ import pg from 'pg';
 import { categoryLabel, dailyMetricTypes, kindOfIdentifier, unitOf } from '../src/core/registry.js';
 import '../src/db/pool.js'; // the int8 parser the routes read with
 import { activityDays, activityDaysBody } from '../src/db/queries/activity.js';
+import { readStateOfMind, stateOfMindBody } from '../src/reads/state-of-mind.js';
 import { dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js';
 import { samplesPageColumns } from '../src/db/queries/samples.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from '../src/routes/metrics-daily-body.js';
@@ -77,6 +78,16 @@ before(async () => {
   await q(
     `INSERT INTO activity_summaries (user_id, day, move_kcal, move_goal_kcal, exercise_min, exercise_goal_min, stand_hours, stand_goal_hours, move_mode, move_time_min, move_time_goal_min)
      VALUES ${[...ringRows(plain, '03'), ...ringRows(exotic.concat(plain), '04')].join(',\n')}`,
+    [USER],
+  );
+  // Mood entries over the DST change: odd labels (quotes, controls, unicode, NULL elements), NULL lists, edge valences.
+  const LABELS = ["'{}'", 'NULL', `ARRAY['amused', 'say "hi"', 'back\\slash', E'tab\\t nl\\n cr\\r bs\\b ff\\f', E'ctl \\x01\\x1f del \\x7f', 'Zürich ⌚ 😀', E'sep \\u2028\\u2029', NULL]`, `ARRAY['calm']`];
+  const VALENCES = ['0.2', 'NULL', "'-0'", "'NaN'", '1e-7', '-1', '0.30000000000000004'];
+  await q(
+    `INSERT INTO state_of_mind (user_id, uuid, logged_at_ms, kind, valence, valence_classification, labels, associations) VALUES ${Array.from(
+      { length: 24 },
+      (_, i) => `($1, '${uuid(900_000 + i)}', ${T0 - 86_400_000 + i * 7_200_000 + (i % 5) * 1000}, '${i % 2 ? 'dailyMood' : 'momentaryEmotion'}', ${VALENCES[i % VALENCES.length]}, ${i % 3 ? "'slightlyPleasant'" : 'NULL'}, ${LABELS[i % LABELS.length]}, ${LABELS[(i + 1) % LABELS.length]})`,
+    ).join(',\n')}`,
     [USER],
   );
   await q('ANALYZE');
@@ -195,6 +206,15 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
       }
     }
     assert.ok(textPath > 100, `${textPath} pages by PostgreSQL's text`);
+  });
+
+  test('/v1/state-of-mind: the body built from rows and PostgreSQL\'s JSON of the lists is JSON.stringify of the entries', async () => {
+    const zone = 'Europe/Berlin';
+    for (const [start, end] of [[T0 - 86_400_000, T0 + 2 * 86_400_000], [T0, T0 + 1], [T0 + 40 * 86_400_000, T0 + 41 * 86_400_000]]) {
+      const entries = await readStateOfMind(pool, USER, start, end, zone);
+      assert.equal(await stateOfMindBody(pool, USER, start, end, zone), JSON.stringify({ entries }), `${start}…${end}`);
+    }
+    assert.equal((await readStateOfMind(pool, USER, T0 - 86_400_000, T0 + 2 * 86_400_000, zone)).length, 24);
   });
 
   test('/v1/activity/summary: PostgreSQL writes the days JSON.stringify would, or says a number would differ', async () => {

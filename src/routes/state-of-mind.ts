@@ -4,9 +4,9 @@ import { Type } from '@sinclair/typebox';
 import { MAX_LOCAL_DAYS, RANGE_CAP_DAYS } from '../limits.js';
 import { checkRange } from '../params/checks.js';
 import { End, Start } from '../schemas/common.js';
-import { readStateOfMind } from '../reads/state-of-mind.js';
+import { stateOfMindBody } from '../reads/state-of-mind.js';
 import { StateOfMindResponse } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { defineRoute } from './route.js';
 import { EXAMPLE } from '../schemas/examples.js';
 
 export const stateOfMindRoute = defineRoute({
@@ -45,7 +45,6 @@ export const stateOfMindRoute = defineRoute({
   async handler({ db, query, services, userId }) {
     const zone = services.config.timeZone;
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.perDay, dayGrainedIn: zone });
-    const entries = await readStateOfMind(db, userId, query.start, query.end, zone);
-    return json({ entries });
+    return { kind: 'text', contentType: 'application/json', body: await stateOfMindBody(db, userId, query.start, query.end, zone) };
   },
 });
