@@ -116,6 +116,9 @@ function timeZone(env: Env): string {
   return zone;
 }
 
+/** SERVICE_TIME_ZONE (UTC when unset), and whether it was set: unset, a command follows the stored zone (servingZone). */
+const zoneSetting = (env: Env): { timeZone: string; timeZoneSet: boolean } => ({ timeZone: timeZone(env), timeZoneSet: Boolean(env.SERVICE_TIME_ZONE) });
+
 /** SERVICE_MCP_PORT: a port (0 picks a free one) none of the other listeners has, or `off`. */
 function mcpPort(env: Env, others: Readonly<Record<string, number>>): number | null {
   if (env.SERVICE_MCP_PORT === 'off') return null;
@@ -201,8 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiToken: token ?? null,
     defaultUserId: userId,
     multiUser: bool(env, 'SERVICE_MULTI_USER', false),
-    timeZone: timeZone(env),
-    timeZoneSet: Boolean(env.SERVICE_TIME_ZONE),
+    ...zoneSetting(env),
     trustProxyHeaders: bool(env, 'TRUST_PROXY_HEADERS', false),
     corsOrigins: corsOrigins(env),
     host,
@@ -232,7 +234,7 @@ export interface ImportSettings {
 
 export function loadImportSettings(env: Env = process.env): ImportSettings {
   const batchRows = integer(env, 'HEALTHD_IMPORT_BATCH_ROWS', 0, 1, 10_000_000);
-  return { userId: uuid(env, 'SERVICE_USER_ID'), timeZone: timeZone(env), timeZoneSet: Boolean(env.SERVICE_TIME_ZONE), batchRows: batchRows || undefined, database: loadDatabaseSettings(env) };
+  return { userId: uuid(env, 'SERVICE_USER_ID'), ...zoneSetting(env), batchRows: batchRows || undefined, database: loadDatabaseSettings(env) };
 }
 
 /** `npm run migrate` and `npm run demo`: the database they write, which must be named. */

@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { errors } from '../errors.js';
 import type { Reader } from '../routes/route.js';
+import type { HttpResponse } from './uws.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
@@ -69,6 +70,16 @@ export function canonicalAddress(address: string): string {
 
 /** An IPv4 address from the two 16-bit groups of its IPv4-mapped IPv6 form. */
 const dotted = (high: number, low: number): string => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+
+/**
+ * A uWS request's client for the failed-auth throttle: the trusted forwarded
+ * address, else the socket's. The socket address is a copy out of uWS, so it
+ * is read only then; `res` must still be valid (before the request's first
+ * await, when the client cannot have gone yet).
+ */
+export function uwsClientAddress(res: HttpResponse, forwardedFor: string, trustProxyHeaders: boolean): string {
+  return clientAddress('', forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
+}
 
 /** The socket's address, or the last X-Forwarded-For entry (the one our proxy appended) when trusted. */
 export function clientAddress(socketAddress: string, forwardedFor: string, trustProxyHeaders: boolean): string {

@@ -20,7 +20,7 @@ import { parseQueryString } from '../params/query-string.js';
 import type { JsonReply, Reader, RequestContext, Route, StreamReply } from '../routes/route.js';
 import { UserParams } from '../schemas/common.js';
 import type { Services } from '../services.js';
-import { canonicalAddress, clientAddress, selectUser, staticReadToken, type ReadAuthenticator } from './auth.js';
+import { selectUser, staticReadToken, uwsClientAddress, type ReadAuthenticator } from './auth.js';
 import { CorsPolicy } from './cors.js';
 import { contentLengthRepeated, hangUp, headerLines, sendWhole, writeHead, type HeaderLines } from './reply.js';
 import { Router } from './router.js';
@@ -66,15 +66,6 @@ function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean, c
     preflightMethod: cors ? req.getHeader('access-control-request-method') : '',
     repeatedLength: contentLengthRepeated(req),
   };
-}
-
-/**
- * The throttle's key: the trusted forwarded address, else the socket's. The
- * socket address is a copy out of uWS, so it is read only then; `res` is valid
- * here (called before the first await, so the client cannot have gone yet).
- */
-function throttleKey(res: HttpResponse, forwardedFor: string, trustProxyHeaders: boolean): string {
-  return clientAddress('', forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
 }
 
 const JSON_TYPE = 'application/json';
@@ -222,14 +213,12 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     try {
       let reader = STATIC_READER;
       if (route.auth) {
-        // The address (a copy out of uWS and a parse) only while some address holds failures, or on a failure.
-        if (throttle.size > 0) {
-          const wait = throttle.retryAfterSeconds(throttleKey(res, request.forwardedFor, config.trustProxyHeaders), Date.now());
-          if (wait > 0) throw errors.tooManyFailedAuth(wait);
-        }
+        const address = () => uwsClientAddress(res, request.forwardedFor, config.trustProxyHeaders);
+        const wait = throttle.retryAfterFor(address, Date.now());
+        if (wait > 0) throw errors.tooManyFailedAuth(wait);
         const authenticated = authenticate(request.authorization);
         if (authenticated === null) {
-          throttle.recordFailure(throttleKey(res, request.forwardedFor, config.trustProxyHeaders), Date.now());
+          throttle.recordFailure(address(), Date.now());
           throw errors.unauthorized();
         }
         reader = authenticated;

@@ -33,6 +33,15 @@ export class FailedAuthThrottle {
     return Math.min(this.options.burst, bucket.tokens + (now - bucket.at) / this.msPerToken);
   }
 
+  /**
+   * retryAfterSeconds for the client `addressOf` names, asked only while some
+   * address holds failures: reading a client's address costs a copy and a
+   * parse, and with no failure anywhere every request may be evaluated.
+   */
+  retryAfterFor(addressOf: () => string, now: number): number {
+    return this.buckets.size === 0 ? 0 : this.retryAfterSeconds(addressOf(), now);
+  }
+
   /** Seconds to wait when the allowance is empty, or 0 when a request may be evaluated. */
   retryAfterSeconds(address: string, now: number): number {
     const bucket = this.buckets.get(address);

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ApiError, errors } from '../errors.js';
-import { canonicalAddress, clientAddress } from '../http/auth.js';
+import { uwsClientAddress } from '../http/auth.js';
 import { hangUp, headerLines, sendWhole } from '../http/reply.js';
 import type { ResponseState } from '../http/stream-sink.js';
 import type { FailedAuthThrottle } from '../http/throttle.js';
@@ -132,12 +132,9 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
 
   /** The checks every authenticated request passes, in order; answers the user it acts for. */
   function authorize(res: HttpResponse, request: Snapshot): string {
-    // The address (a copy out of uWS and a parse) only while some address holds failures, or on a failure.
-    const address = () => clientAddress('', request.forwardedFor, trustProxyHeaders) || canonicalAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
-    if (throttle.size > 0) {
-      const wait = throttle.retryAfterSeconds(address(), Date.now());
-      if (wait > 0) throw errors.tooManyFailedAuth(wait);
-    }
+    const address = () => uwsClientAddress(res, request.forwardedFor, trustProxyHeaders);
+    const wait = throttle.retryAfterFor(address, Date.now());
+    if (wait > 0) throw errors.tooManyFailedAuth(wait);
     const uploader = authenticate(request.authorization);
     if (uploader === null) {
       throttle.recordFailure(address(), Date.now());

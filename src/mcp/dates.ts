@@ -4,8 +4,8 @@
 // so a 23- or 25-hour DST day is covered exactly. Caps count local days
 // (RANGE_CAP_DAYS); where the route behind a tool also caps the span at
 // N × 24 hours, a range that a DST day lengthens past it is asked of the route
-// in two pieces when its answers are per day (dayPieces), else refused here,
-// with the reason, rather than by the route in its own terms.
+// in two pieces when its answers are per day (dayPieces); get_samples, paged,
+// reads up to the cap and says what it left out.
 import { z } from 'zod';
 import { DAY_MS, dayAfter, dayStartMs, lastNDays } from '../core/local-days.js';
 import { MAX_EPOCH_MS } from '../limits.js';
