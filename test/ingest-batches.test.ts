@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { INGEST } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { sessionsIdleInTransaction, waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
@@ -86,8 +87,8 @@ describe('concurrency', () => {
          SELECT $1, $2, type_id, $3, $3, 56 FROM sample_types WHERE identifier = 'HKQuantityTypeIdentifierHeartRate'`,
         [SYNC_USER, held.uuid.toLowerCase(), held.start],
       );
-      const chunk = [stored, held, ...Array.from({ length: 4998 }, (_, i) => heartRate(uuid(0x16, 10 + i), T - 8 * DAY + (2 + i) * 1000, 57))];
-      const pending = postBatch(server.ingestUrl, batch({ samples: chunk }) + JSON.stringify(heartRate(uuid(0x16, 9999), T, 58)) + '\n');
+      const chunk = [stored, held, ...Array.from({ length: INGEST.stagingRows - 2 }, (_, i) => heartRate(uuid(0x16, 10 + i), T - 8 * DAY + (2 + i) * 1000, 57))];
+      const pending = postBatch(server.ingestUrl, batch({ samples: chunk }) + JSON.stringify(heartRate(uuid(0x16, 10 + INGEST.stagingRows), T, 58)) + '\n');
       void pending.then(() => (answered = true), () => (answered = true));
       // The move is under way inside the batch's transaction (it waits on the held sample) ...
       await waitFor('the chunk waiting on the held sample', async () => {
@@ -122,15 +123,16 @@ describe('concurrency', () => {
 });
 
 test('batches larger than one staging chunk: in time order (moved chunk by chunk), then shuffled with new ones (stored at the end)', async () => {
-  const samples = Array.from({ length: 12_000 }, (_, i) => heartRate(uuid(0x12, i + 1), T - 2 * DAY + i * 1000, 50 + (i % 50)));
-  assert.deepEqual(await ok(batch({ samples })), { accepted: 12_000, deleted: 0, duplicates: 0, routePoints: 0, seriesPoints: 0, aggregateSamples: 0, activitySummaries: 0 });
+  const count = Math.round(2.4 * INGEST.stagingRows); // two whole chunks and part of a third
+  const samples = Array.from({ length: count }, (_, i) => heartRate(uuid(0x12, i + 1), T - 2 * DAY + i * 1000, 50 + (i % 50)));
+  assert.deepEqual(await ok(batch({ samples })), { accepted: count, deleted: 0, duplicates: 0, routePoints: 0, seriesPoints: 0, aggregateSamples: 0, activitySummaries: 0 });
   const more = [...samples, ...Array.from({ length: 100 }, (_, i) => heartRate(uuid(0x13, i + 1), T - 3 * DAY + i * 1000, 70))];
   // A fixed shuffle: every 7th sample first, then the rest backwards.
   const shuffled = [...more.filter((_, i) => i % 7 === 0), ...more.filter((_, i) => i % 7 !== 0).reverse()];
   const again = await ok(batch({ samples: shuffled }));
-  assert.deepEqual([again.accepted, again.duplicates], [100, 12_000]);
+  assert.deepEqual([again.accepted, again.duplicates], [100, count]);
   const [row] = await db.query(`SELECT count(*)::int AS n FROM samples WHERE uuid::text LIKE '00000012-%' OR uuid::text LIKE '00000013-%'`);
-  assert.equal(row.n, 12_100);
+  assert.equal(row.n, count + 100);
 });
 
 describe('workouts, routes and series', () => {

@@ -21,11 +21,18 @@ export const NOTATION_WORDS =
   `coordinates ${COORDINATE_DECIMALS} decimals, altitudes ${ALTITUDE_DECIMALS}.`;
 
 function roundTo(value: number, decimals: number): number {
+  const magnitude = Math.abs(value);
   // Past 2^53 / 10^decimals there are no decimals left to round.
-  if (Math.abs(value) >= 2 ** 53 / 10 ** decimals) return value;
-  const factor = 10 ** decimals;
-  // Half away from zero; the nudge of two ulps rounds a decimal half stored just below it (1.005 → 1.01) as written. -0 becomes 0.
-  return (Math.sign(value) * Math.round(Math.abs(value) * factor * (1 + 2 * Number.EPSILON))) / factor || 0;
+  if (magnitude >= 2 ** 53 / 10 ** decimals) return value;
+  // Rounded as the number is written (its shortest decimal form, so 1.005 → 1.01), half away from zero; -0 becomes 0.
+  // (A nudge of the binary product instead rounded 414261112644.5498 up to .6 once its ulps reached the kept digit.)
+  const written = String(magnitude);
+  if (written.includes('e')) return Math.sign(value) * Number(magnitude.toFixed(decimals)) || 0; // below 1e-6
+  const point = written.indexOf('.');
+  if (point === -1 || written.length - point - 1 <= decimals) return value || 0;
+  const digits = written.slice(0, point) + written.slice(point + 1, point + 1 + decimals);
+  const kept = Number(digits) + (written.charCodeAt(point + 1 + decimals) >= 0x35 ? 1 : 0);
+  return (Math.sign(value) * kept) / 10 ** decimals || 0;
 }
 
 /** A measured value: one decimal from 10 up, two from 1, three significant digits below 1. */
