@@ -1,4 +1,4 @@
-// `node dist/bench/ingest.js [--runs 3] [--samples 100000] [--backfill-batches 600] [--no-write] [--profile]`
+// `node dist/bench/ingest.js [--runs 5] [--samples 100000] [--backfill-batches 600] [--no-write] [--profile]`
 // (or `npm run bench:ingest`; --profile writes the server's CPU profile to bench/data/profiles/)
 // The sync receiver end to end, as the PulsHealth app drives it: heart-rate
 // sample lines shaped like the app's (upper-case uuids, fractional
@@ -19,6 +19,7 @@
 // the server's peak RSS, the load average; the table goes to stdout and
 // bench/RESULTS.md.
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -44,7 +45,7 @@ const CONTEXT = { timeZoneID: 'Europe/Berlin', utcOffsetSeconds: 7200, source: '
 const TYPES = ['HeartRate', 'ActiveEnergyBurned', 'StepCount', 'DistanceWalkingRunning'].map((t) => `HKQuantityTypeIdentifier${t}`);
 const UNITS: Record<string, string> = { HeartRate: 'count/min', ActiveEnergyBurned: 'kcal', StepCount: 'count', DistanceWalkingRunning: 'm' };
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, samples: { type: 'string', default: '100000' }, 'no-write': { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, 'backfill-batches': { type: 'string', default: '600' } } });
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, samples: { type: 'string', default: '100000' }, 'no-write': { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, 'backfill-batches': { type: 'string', default: '600' } } });
 const RUNS = Number(args.runs);
 /** Backfill as the app sends it: batches of 1,000 samples of one type, this many in flight. */
 const BACKFILL_BATCHES = Number(args['backfill-batches']);
@@ -84,15 +85,36 @@ async function batchBody(rows: Sample[]): Promise<Buffer> {
   return gzipAsync([JSON.stringify(header), ...rows.map(line)].join('\n') + '\n');
 }
 
-async function post(url: string, body: Buffer): Promise<{ accepted: number }> {
-  const response = await fetch(`${url}/v1/batches`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${UPLOAD_TOKEN}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip', 'x-puls-protocol': '1' },
-    body: new Uint8Array(body),
+/** Keep-alive connections for the batches; an idle one is closed before the server's own idle limit (10 s) would. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 5_000 });
+
+/** Posts a batch as the app does (gzip NDJSON, upload token) and answers its counts; anything but a 200 throws. */
+function post(url: string, body: Buffer): Promise<{ accepted: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      `${url}/v1/batches`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${UPLOAD_TOKEN}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip', 'x-puls-protocol': '1',
+          'content-length': String(body.length),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (response.statusCode !== 200) reject(new Error(`batch answered ${response.statusCode}: ${text}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
   });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`batch answered ${response.status}: ${text}`);
-  return JSON.parse(text);
 }
 
 interface Run {
@@ -101,6 +123,8 @@ interface Run {
   /** CPU per stored sample, µs: the server process (all threads) and the cluster (all backends). */
   serverUs: number;
   databaseUs: number;
+  /** This process's: the load generator posting the batches, or the baseline's COPY client. */
+  clientUs: number;
   rss: number;
 }
 
@@ -173,8 +197,11 @@ const NOTES = `How to read it:
   durably as the receiver commits. That is what PostgreSQL alone takes on this machine, without the per-row foreign-key checks, which
   the receiver skips too where its role may (as the importer does: every id it writes was just read back from sample_types/sources).
 - CPU per stored sample: the server process (all its threads) and the cluster (every backend, the WAL writer and checkpointer
-  included), read from /proc over each run (bench/lib/cpu.ts). Two cores hold both, and the load generator besides: 100,000 samples/s
-  needs the two together under ~20 µs a sample.
+  included), read from /proc over each run (bench/lib/cpu.ts), and the client's: this process, posting the batches (or, for a baseline,
+  COPYing its rows). Two cores hold all three: 100,000 samples/s needs them together under ~20 µs a sample.
+- The load generator posts with node:http over keep-alive connections. Until 2026-11-24 it used fetch (undici), which cost the same
+  server ~9 % of its backfill rate on this machine, as the client took CPU the server and PostgreSQL needed: 88.6–93.1k samples/s
+  against 96.1–102.3k with node:http (four interleaved pairs, 600 batches each); the server's CPU per sample was the same within noise.
 - What PostgreSQL's share is (a binary COPY of 100,000 app-shaped rows into a fresh cluster, per row, measured 2026-11-24): the heap
   alone 1.3–1.9 µs; with the (user_id, type_id, start_ms, uuid) index 3.2–4.7 µs; with the unique (user_id, uuid) index alone 5.3–8.1
   µs, as each random uuid lands on its own index page; both, as \`samples\` has them, 6.9–10.2 µs and 340–420 bytes of WAL. The storage
@@ -207,14 +234,20 @@ const NOTES = `How to read it:
   receiver pool of 2 or 4 sessions instead of 8 (82–87k and 91–92k against 90–101k); 16 client connections instead of 8 (91–96k against
   103–104k in the same minutes); chunks of 20,000 samples instead of 5,000 (the big batch's PostgreSQL CPU 5.7–5.8 µs a sample against
   6.2–6.8, within its baseline's own spread, for four times the memory a batch in flight may hold).
-- Where backfill stands: the server and PostgreSQL together spend ~17 µs a sample, 1.7 of the 2 cores at 100,000 samples/s, and
-  vmstat shows the machine ~15 % idle during backfill (~5 % during its COPY baseline). On 2026-11-24 six invocations' medians were
-  86.7–93.0k samples/s, and 3 of ~20 single runs passed 100,000 (100.8–104.2k): it reaches the target only while the VM's neighbours
-  are quiet. The figure moves ±10 % between invocations; the ratio to its baseline is the steadier figure.
+- Where backfill stands: the server and PostgreSQL together spend ~17–18 µs a sample, 1.7–1.8 of the 2 cores at 100,000 samples/s,
+  and vmstat shows the machine ~15 % idle during backfill (~5 % during its COPY baseline): at 8 batches in flight a batch spends ~80 ms
+  in the server, most of it waiting — for the event loop, busy parsing another batch's 1,000 lines in one ~6 ms stretch, and for a
+  core (BEGIN and the batch's row ~15 ms, the COPY and type counts ~46 ms, COMMIT ~13 ms, from timestamps taken in the receiver).
+  Giving the event loop a turn between a body's 128 KiB stretches made it worse (89–96k against 94–102k, four interleaved pairs), as
+  did a larger max_wal_size (no difference). On 2026-11-24, with the node:http client, invocations' medians were 84.8–93.2k
+  samples/s and single runs on a quiet machine 96–104k: the target is reached only while the VM's neighbours are quiet. The figure
+  moves ±15 % between invocations (the baselines with it); the ratio to its baseline is the steadier figure.
 - Peak RSS is the server process's (read API, its worker thread and the receiver together); memory is bounded by one line and two
   ${INGEST.stagingRows.toLocaleString('en-US')}-sample chunks a batch (a gzip body up to ${SMALL_BODY_BYTES >> 10} KiB is inflated whole, at most ${SMALL_INFLATED_BYTES >> 20} MiB), not by the
   batch's size, plus up to ${SPARE_BUFFERS} chunk buffers of at most ${SPARE_MAX_BYTES >> 20} MiB kept for the next batches.
 - On a loaded machine (the load average says how loaded) every figure drops, the baselines with them; compare the ratio to the baseline.`;
+
+const cpuMs = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1000;
 
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -246,6 +279,7 @@ async function main(): Promise<void> {
         rss.takePeakMb();
         const serverBefore = processCpuMs(server.pid);
         const databaseBefore = clusterCpuMs(postmaster);
+        const clientBefore = process.cpuUsage();
         const began = performance.now();
         await work();
         const seconds = (performance.now() - began) / 1000;
@@ -255,6 +289,7 @@ async function main(): Promise<void> {
           seconds,
           serverUs: perSample(processCpuMs(server.pid) - serverBefore),
           databaseUs: perSample(clusterCpuMs(postmaster) - databaseBefore),
+          clientUs: perSample(cpuMs(process.cpuUsage(clientBefore))),
           rss: rss.takePeakMb(),
         };
       };
@@ -303,14 +338,14 @@ async function main(): Promise<void> {
       /** A row of the table; a baseline has no server (its CPU and RSS columns say –). */
       const row = (scenario: string, runs: Run[], server: boolean) =>
         `| ${scenario} | ${fmt(rate(runs))} | ${median(runs.map((r) => r.seconds)).toFixed(2)} | ${server ? median(runs.map((r) => r.serverUs)).toFixed(1) : '–'} | ` +
-        `${median(runs.map((r) => r.databaseUs)).toFixed(1)} | ${server ? Math.max(...runs.map((r) => r.rss)).toFixed(0) : '–'} | ${runs.map((r) => fmt(r.rate)).join(', ')} |`;
+        `${median(runs.map((r) => r.databaseUs)).toFixed(1)} | ${median(runs.map((r) => r.clientUs)).toFixed(1)} | ${server ? Math.max(...runs.map((r) => r.rss)).toFixed(0) : '–'} | ${runs.map((r) => fmt(r.rate)).join(', ')} |`;
       const verdict = (runs: Run[], base: Run[]) =>
         `${fmt(rate(runs))} samples/s, ${(rate(runs) / rate(base)).toFixed(2)}× its bare COPY: **${rate(runs) >= 100_000 ? 'met' : 'missed'}**`;
       const table = [
         `Run ${new Date().toISOString().slice(0, 16)}Z, \`npm run bench:ingest\` (${RUNS} runs, median), load average before ${loadBefore}, after ${loadAfter} (2 cores shared).`,
         '',
-        '| scenario | samples/s (median) | seconds | server CPU µs/sample | PostgreSQL CPU µs/sample | server peak RSS (MB) | runs (samples/s) |',
-        '|---|---|---|---|---|---|---|',
+        '| scenario | samples/s (median) | seconds | server CPU µs/sample | PostgreSQL CPU µs/sample | client CPU µs/sample | server peak RSS (MB) | runs (samples/s) |',
+        '|---|---|---|---|---|---|---|---|',
         row(`one gzip batch of ${fmt(SAMPLES)} samples, end to end`, big, true),
         row(`baseline: the same ${fmt(SAMPLES)} rows through binary COPY on a bare connection`, baseline, false),
         row(`backfill: ${BACKFILL_CONNECTIONS} connections, ${BACKFILL_BATCHES} batches of 1,000 (4 types)`, backfill, true),
