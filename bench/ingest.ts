@@ -247,8 +247,6 @@ const NOTES = `How to read it:
   batch's size, plus up to ${SPARE_BUFFERS} chunk buffers of at most ${SPARE_MAX_BYTES >> 20} MiB kept for the next batches.
 - On a loaded machine (the load average says how loaded) every figure drops, the baselines with them; compare the ratio to the baseline.`;
 
-const cpuMs = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1000;
-
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 async function main(): Promise<void> {
@@ -279,7 +277,7 @@ async function main(): Promise<void> {
         rss.takePeakMb();
         const serverBefore = processCpuMs(server.pid);
         const databaseBefore = clusterCpuMs(postmaster);
-        const clientBefore = process.cpuUsage();
+        const clientBefore = processCpuMs(process.pid);
         const began = performance.now();
         await work();
         const seconds = (performance.now() - began) / 1000;
@@ -289,7 +287,7 @@ async function main(): Promise<void> {
           seconds,
           serverUs: perSample(processCpuMs(server.pid) - serverBefore),
           databaseUs: perSample(clusterCpuMs(postmaster) - databaseBefore),
-          clientUs: perSample(cpuMs(process.cpuUsage(clientBefore))),
+          clientUs: perSample(processCpuMs(process.pid) - clientBefore),
           rss: rss.takePeakMb(),
         };
       };

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { ndjsonLines, type Line } from '../src/ingest/body.js';
+import { ndjsonLines, SMALL_BODY_BYTES, type Line } from '../src/ingest/body.js';
 import { ApiError } from '../src/errors.js';
 
 async function read(chunks: Buffer[], gzip = false, compressedBytes: number | null = null): Promise<{ lines: Line[]; error: string | null }> {
@@ -56,11 +56,11 @@ test('a small gzip body, inflated whole, gives the lines a streamed one gives: p
   const small = gzipSync(Buffer.from(TEXT));
   assert.deepEqual(await whole(small), { lines: WHOLE, error: null });
 
-  // ~6 MB of lines in well under 256 KB of gzip: past what is inflated in one call, so it streams after all.
+  // ~6 MB of lines in well under SMALL_BODY_BYTES of gzip: past what is inflated in one call, so it streams after all.
   const pad = 'x'.repeat(1000);
   const large = Array.from({ length: 6000 }, (_, i) => `{"n":${i},"pad":"${pad}"}`).join('\n');
   const bomb = gzipSync(Buffer.from(large));
-  assert.ok(bomb.length < 256 << 10 && large.length > 5 << 20);
+  assert.ok(bomb.length < SMALL_BODY_BYTES && large.length > 5 << 20);
   const streamed = await read([bomb], true);
   assert.equal(streamed.error, null);
   assert.equal(streamed.lines.length, 6000);

@@ -17,11 +17,11 @@ import { ingestErrors } from './errors.js';
  * small one (most syncs after the first: a few samples) no more than its
  * lines can fill, as each batch allocates its own.
  */
+const CHUNK_BYTES = 128 << 10;
 function inflateChunkBytes(compressedBytes: number | null): number {
-  const most = 128 << 10;
   const least = 16 << 10;
-  if (compressedBytes === null || !Number.isFinite(compressedBytes)) return most;
-  return Math.min(most, Math.max(least, compressedBytes * 8));
+  if (compressedBytes === null || !Number.isFinite(compressedBytes)) return CHUNK_BYTES;
+  return Math.min(CHUNK_BYTES, Math.max(least, compressedBytes * 8));
 }
 
 /**
@@ -35,8 +35,6 @@ function inflateChunkBytes(compressedBytes: number | null): number {
  */
 export const SMALL_BODY_BYTES = 256 << 10;
 export const SMALL_INFLATED_BYTES = 4 << 20;
-/** Lines are split from a whole inflated body this much at a time, as from the inflater's chunks. */
-const SPLIT_BYTES = 128 << 10;
 
 /** The inflated size a gzip member's trailer states (ISIZE, little-endian, modulo 2^32); -1 when the body is too short to have one. */
 const statedSize = (gzip: Buffer): number => (gzip.length >= 18 ? gzip.readUInt32LE(gzip.length - 4) : -1);
@@ -57,8 +55,9 @@ async function inflateWhole(body: Readable): Promise<{ chunks: Buffer[] } | { gz
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return { gzip };
     throw error;
   }
+  // Split as the inflater's chunks come, for the same reader below.
   const chunks: Buffer[] = [];
-  for (let at = 0; at < inflated.length; at += SPLIT_BYTES) chunks.push(inflated.subarray(at, at + SPLIT_BYTES));
+  for (let at = 0; at < inflated.length; at += CHUNK_BYTES) chunks.push(inflated.subarray(at, at + CHUNK_BYTES));
   return { chunks };
 }
 
