@@ -11,6 +11,13 @@ export function createWorkerPool(threads: number): Piscina {
     minThreads: 1,
     maxThreads: threads,
     idleTimeout: WORKER_IDLE_MS,
+    // piscina loads the task file with require() first. On Node 20.19+ that
+    // loads ESM synchronously, and a worker terminated in the middle of it
+    // (a stop right after start, while the first thread still loads) aborts
+    // the whole process (SIGABRT: "v8::Module::IsGraphAsync must be used on
+    // an instantiated module"). Without require(esm), piscina falls back to
+    // import(), which a termination simply ends.
+    execArgv: [...process.execArgv, '--no-experimental-require-module'],
   });
   // A worker that dies is replaced by piscina; its task's promise rejects (→ 500).
   pool.on('error', (error) => log.error('worker pool error', describeError(error)));

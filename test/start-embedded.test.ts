@@ -20,7 +20,8 @@ interface Started {
   user: string;
   receiverUrl: string;
   uploadToken: string;
-  stop: () => Promise<number | null>;
+  /** SIGTERM; resolves to how it exited ("0" for a clean exit, else the code or signal with its output). */
+  stop: () => Promise<string>;
 }
 
 async function startWithoutSettings(dataDir: string, pgPort: number, settings: Record<string, string> = {}): Promise<Started> {
@@ -54,8 +55,8 @@ async function startWithoutSettings(dataDir: string, pgPort: number, settings: R
     uploadToken: /upload token: (\S+)/.exec(output)![1],
     async stop() {
       child.kill('SIGTERM');
-      const [code] = await once(child, 'exit');
-      return code as number | null;
+      const [code, signal] = await once(child, 'exit');
+      return code === 0 ? '0' : `exited ${code ?? signal}:\n${output}`;
     },
   };
 }
@@ -111,7 +112,7 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.notEqual(first.uploadToken, first.token);
       assert.match(first.output(), /the app uploads as 5ea4d000-0000-4000-8000-000000000001 unless its User ID is set; read it with SERVICE_USER_ID=5ea4d000/);
     } finally {
-      assert.equal(await first.stop(), 0);
+      assert.equal(await first.stop(), '0');
     }
     // A token file written by hand is held to the setting's rules: refused in one line naming the file.
     const uploadFile = join(dataDir, 'upload-token');
@@ -141,7 +142,7 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       // The phone's first contact: a probe batch makes its user, with no data.
       assert.equal((await postProbe(second, '0a000000-0000-4000-8000-000000000002')).status, 200);
     } finally {
-      assert.equal(await second.stop(), 0);
+      assert.equal(await second.stop(), '0');
     }
     // A zone set later: while only the demo holds data, the demo is made again in it.
     const zoned = await startWithoutSettings(dataDir, pgPort, { SERVICE_TIME_ZONE: 'America/New_York' });
@@ -151,7 +152,7 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.equal(users.timeZone, 'America/New_York');
       assert.equal(zoned.user, first.user, 'the demo user is served again');
     } finally {
-      assert.equal(await zoned.stop(), 0);
+      assert.equal(await zoned.stop(), '0');
     }
     // A newcomer follows README: import their export (another zone) into the embedded database.
     const ME = '0e000000-0000-4000-8000-000000000001';
@@ -172,7 +173,7 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       const synced = await postProbe(third, '0a000000-0000-4000-8000-000000000001');
       assert.equal(synced.status, 200, await synced.clone().text());
     } finally {
-      assert.equal(await third.stop(), 0);
+      assert.equal(await third.stop(), '0');
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
