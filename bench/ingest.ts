@@ -9,7 +9,10 @@
 //   - one batch of --samples samples;
 //   - backfill: 8 connections each sending batches of 1,000 samples of one
 //     type (four types), --backfill-batches in all (600: a steady state of
-//     ~6 s; see the notes).
+//     ~6 s; see the notes);
+//   - the same backfill into two server processes sharing the receiver's
+//     port (SERVICE_SHARE_PORT=true, as README describes for using more
+//     cores), the kernel spreading the 8 connections over them.
 // Baselines, same run: each scenario's rows through COPY into `samples` on
 // bare connections (binary COPY — PostgreSQL's cheapest — prepared
 // beforehand; the big batch in one transaction, backfill's batches over as
@@ -89,13 +92,13 @@ async function batchBody(rows: Sample[]): Promise<Buffer> {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 5_000 });
 
 /** Posts a batch as the app does (gzip NDJSON, upload token) and answers its counts; anything but a 200 throws. */
-function post(url: string, body: Buffer): Promise<{ accepted: number }> {
+function post(url: string, body: Buffer, through = agent): Promise<{ accepted: number }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       `${url}/v1/batches`,
       {
         method: 'POST',
-        agent,
+        agent: through,
         headers: {
           authorization: `Bearer ${UPLOAD_TOKEN}`, 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip', 'x-puls-protocol': '1',
           'content-length': String(body.length),
@@ -196,6 +199,13 @@ const NOTES = `How to read it:
   connection and one transaction, for backfill the same ${BACKFILL_BATCHES} batches of 1,000 over ${BACKFILL_CONNECTIONS} connections, each its own transaction committed
   durably as the receiver commits. That is what PostgreSQL alone takes on this machine, without the per-row foreign-key checks, which
   the receiver skips too where its role may (as the importer does: every id it writes was just read back from sample_types/sources).
+- Every scenario, the receiver's and the baselines', starts from the same state: \`samples\` and the batch tables emptied, then a
+  CHECKPOINT, neither timed. Until the 2026-11-24 16:38Z run the table kept every run's rows (~2 million more a run), so each
+  scenario ran on a larger table than the one before it, the baselines (run last) on the largest, and an invocation's runs fell from
+  ~130k to ~70k samples/s. PostgreSQL's share of a sample grows with the table: each random uuid lands on its own page of the unique
+  (user_id, uuid) index. With a few million rows it was 10–14 µs a sample, against the 4–9 µs in the table above. A person's first
+  sync goes into an empty or small table; the next phone of a family or a study goes into a larger one. On a large table, expect the
+  figures the earlier notes below quote, measured on the growing table.
 - CPU per stored sample: the server process (all its threads) and the cluster (every backend, the WAL writer and checkpointer
   included), read from /proc over each run (bench/lib/cpu.ts), and the client's: this process, posting the batches (or, for a baseline,
   COPYing its rows). Two cores hold all three: 100,000 samples/s needs them together under ~20 µs a sample.
@@ -221,8 +231,8 @@ const NOTES = `How to read it:
   heavily: the same build measured 71–84k samples/s there and 90–99k over 600 batches or more. A phone's first sync of a year of
   heart rate is thousands of batches, so backfill now runs ${BACKFILL_BATCHES} (a steady state of ~6 s; \`--backfill-batches 48\` gives the old
   figure); its baseline runs the same batches. (The 71–75k above were 48-batch runs.)
-- What backfill costs (profile and per-thread CPU from /proc, 2026-11-24): PostgreSQL ~10–11 µs a sample — its baseline row costs it
-  the same: 8 sessions committing 1,000 rows each cost ~30 % more a row than one large transaction — and the server ~6.5–7 µs:
+- What backfill costs (profile and per-thread CPU from /proc, 2026-11-24, on the growing table): PostgreSQL ~10–11 µs a sample — its
+  baseline row costs it the same: 8 sessions committing 1,000 rows each cost ~30 % more a row than one large transaction — and the server ~6.5–7 µs:
   JSON.parse of each line ~2.2 µs (30 % of the main thread), then the line's checks, the row's binary encoding and the COPY's writes.
   Garbage collection was ~1.7 µs of it: each batch's buffers were new external memory (its chunk grown from 16 KiB by doubling,
   ~500 KB; the inflated body), and V8 ran a major collection every ~0.3 s. Chunk buffers now go to the next batch once a batch has
@@ -234,7 +244,7 @@ const NOTES = `How to read it:
   receiver pool of 2 or 4 sessions instead of 8 (82–87k and 91–92k against 90–101k); 16 client connections instead of 8 (91–96k against
   103–104k in the same minutes); chunks of 20,000 samples instead of 5,000 (the big batch's PostgreSQL CPU 5.7–5.8 µs a sample against
   6.2–6.8, within its baseline's own spread, for four times the memory a batch in flight may hold).
-- Where backfill stands: the server and PostgreSQL together spend ~17–18 µs a sample, 1.7–1.8 of the 2 cores at 100,000 samples/s,
+- Where backfill stood on the growing table: the server and PostgreSQL together spent ~17–18 µs a sample, 1.7–1.8 of the 2 cores at 100,000 samples/s,
   and vmstat shows the machine ~15 % idle during backfill (~5 % during its COPY baseline): at 8 batches in flight a batch spends ~80 ms
   in the server, most of it waiting — for the event loop, busy parsing another batch's 1,000 lines in one ~6 ms stretch, and for a
   core (BEGIN and the batch's row ~15 ms, the COPY and type counts ~46 ms, COMMIT ~13 ms, from timestamps taken in the receiver).
@@ -242,6 +252,20 @@ const NOTES = `How to read it:
   did a larger max_wal_size (no difference). On 2026-11-24, with the node:http client, invocations' medians were 84.8–93.2k
   samples/s and single runs on a quiet machine 96–104k: the target is reached only while the VM's neighbours are quiet. The figure
   moves ±15 % between invocations (the baselines with it); the ratio to its baseline is the steadier figure.
+- Two processes (the last row): the same backfill into two healthd processes sharing the receiver's port (SERVICE_SHARE_PORT=true, as
+  README describes for using more cores), the kernel spreading the 8 connections over them; its CPU and RSS are both processes'
+  together, its baseline backfill's. It shows what a second event loop is worth here. On 2026-11-24 (on the growing table, where it ran
+  on ~0.7 million more rows than the one-process row), in five invocations, it stored
+  from 2 % less to 16 % more than one process in the same invocation (99.9k against 86.3k, 92.2k against 82.1k, 85.2k against 86.7k
+  samples/s when the machine was loaded in the last runs), for a little more server CPU per sample (7.7–8.7 against 6.8–7.4 µs): one
+  process leaves part of the machine idle while its one event loop is busy, when the VM's neighbours leave it any. But the two hold 330–400 MB together,
+  each with its own read API, worker thread and caches.
+- Measured and not kept: reading, checking and encoding a small batch's samples in the worker pool (piscina) instead of on the event
+  loop, the event loop then only writing the rows' type and source ids and running the statements. In two interleaved A/B pairs
+  (2 runs each) backfill stored 88.8k and 92.8k samples/s against 85.4k and 86.3k. But the server's CPU per sample rose from 7.3–7.4
+  to 8.7–8.8 µs and its peak RSS from 177–179 to 244–250 MB. Each batch's encoded rows were new memory on both threads, and the
+  profile had JSON.parse at ~4 µs a line in the worker against ~2.2 on the event loop. A 4–7 % gain within the noise did not pay for
+  that.
 - Peak RSS is the server process's (read API, its worker thread and the receiver together); memory is bounded by one line and two
   ${INGEST.stagingRows.toLocaleString('en-US')}-sample chunks a batch (a gzip body up to ${SMALL_BODY_BYTES >> 10} KiB is inflated whole, at most ${SMALL_INFLATED_BYTES >> 20} MiB), not by the
   batch's size, plus up to ${SPARE_BUFFERS} chunk buffers of at most ${SPARE_MAX_BYTES >> 20} MiB kept for the next batches.
@@ -256,26 +280,38 @@ async function main(): Promise<void> {
   try {
     await applyMigrations(db.adminUrl);
     const port = await freePort();
-    const server = await startProcess(
-      healthdMain(),
-      {
-        DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: 'bench-read-token-0123456789', SERVICE_USER_ID: USER, SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN,
-        SERVICE_PORT: '0', SERVICE_INGEST_PORT: String(port), WORKER_THREADS: '1',
-      },
-      /receiver listening on http:\/\/[^:]+:\d+/,
-      args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(process.cwd(), 'bench', 'data', 'profiles')] : [],
-    );
+    /** A server on the receiver's port; SERVICE_SHARE_PORT lets a second one join it for the two-process scenario. */
+    const startServer = () =>
+      startProcess(
+        healthdMain(),
+        {
+          DATABASE_URL: db.adminUrl, SERVICE_API_TOKEN: 'bench-read-token-0123456789', SERVICE_USER_ID: USER, SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN,
+          SERVICE_PORT: '0', SERVICE_INGEST_PORT: String(port), SERVICE_MCP_PORT: '0', SERVICE_SHARE_PORT: 'true', WORKER_THREADS: '1',
+        },
+        /receiver listening on http:\/\/[^:]+:\d+/,
+        args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(process.cwd(), 'bench', 'data', 'profiles')] : [],
+      );
+    const server = await startServer();
     const rss = new RssSampler([server.pid]);
+    const admin = new pg.Client({ connectionString: db.adminUrl });
+    await admin.connect();
     const url = `http://127.0.0.1:${port}`;
     try {
       // Warm-up: the type and source get their ids, the sessions their staging tables.
       await Promise.all(TYPES.map(async (type) => post(url, await batchBody(samples(200, type)))));
 
       const postmaster = postmasterPid(join(dir, 'pg'));
-      /** Runs one scenario storing `count` samples: its rate, and the server's and PostgreSQL's CPU per sample (µs). */
-      const measure = async (count: number, work: () => Promise<void>): Promise<Run> => {
-        rss.takePeakMb();
-        const serverBefore = processCpuMs(server.pid);
+      /**
+       * Runs one scenario storing `count` samples: its rate, and the server's and PostgreSQL's CPU per sample (µs). Each starts
+       * from the same state, as the table's growth slowed every later scenario (runs fell from ~130k to ~70k samples/s over an
+       * invocation, the baselines, run last, the most): `samples` and the batch tables emptied, then a checkpoint.
+       */
+      const measure = async (count: number, work: () => Promise<void>, pids = [server.pid], memory = rss): Promise<Run> => {
+        await admin.query('TRUNCATE samples, upload_batches, upload_type_stats');
+        await admin.query('CHECKPOINT');
+        const serverCpuMs = () => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+        memory.takePeakMb();
+        const serverBefore = serverCpuMs();
         const databaseBefore = clusterCpuMs(postmaster);
         const clientBefore = processCpuMs(process.pid);
         const began = performance.now();
@@ -285,14 +321,15 @@ async function main(): Promise<void> {
         return {
           rate: count / seconds,
           seconds,
-          serverUs: perSample(processCpuMs(server.pid) - serverBefore),
+          serverUs: perSample(serverCpuMs() - serverBefore),
           databaseUs: perSample(clusterCpuMs(postmaster) - databaseBefore),
           clientUs: perSample(processCpuMs(process.pid) - clientBefore),
-          rss: rss.takePeakMb(),
+          rss: memory.takePeakMb(),
         };
       };
       const big: Run[] = [];
       const backfill: Run[] = [];
+      const backfillTwo: Run[] = [];
       const baseline: Run[] = [];
       const backfillBaseline: Run[] = [];
       for (let run = 0; run < RUNS; run++) {
@@ -306,19 +343,38 @@ async function main(): Promise<void> {
         process.stdout.write(`run ${run + 1}: one batch of ${SAMPLES}: ${Math.round(big[run].rate)} samples/s (gzip ${(body.length / 1e6).toFixed(1)} MB)\n`);
 
         const backfillBatches = () => Array.from({ length: BACKFILL_BATCHES }, (_, i) => samples(1000, TYPES[i % TYPES.length]));
-        const bodies: Buffer[] = [];
-        for (const batch of backfillBatches()) bodies.push(await batchBody(batch));
-        backfill.push(
-          await measure(BACKFILL_BATCHES * 1000, async () => {
-            let next = 0;
-            await Promise.all(
-              Array.from({ length: BACKFILL_CONNECTIONS }, async () => {
-                while (next < bodies.length) await post(url, bodies[next++]);
-              }),
-            );
-          }),
-        );
+        const backfillBodies = async () => {
+          const bodies: Buffer[] = [];
+          for (const batch of backfillBatches()) bodies.push(await batchBody(batch));
+          return bodies;
+        };
+        /** Posts `bodies` over BACKFILL_CONNECTIONS connections of `through`, each sending its next batch once the last is answered. */
+        const sendBackfill = (bodies: Buffer[], through: http.Agent) => async () => {
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: BACKFILL_CONNECTIONS }, async () => {
+              while (next < bodies.length) await post(url, bodies[next++], through);
+            }),
+          );
+        };
+        backfill.push(await measure(BACKFILL_BATCHES * 1000, sendBackfill(await backfillBodies(), agent)));
         process.stdout.write(`run ${run + 1}: backfill, 8 × batches of 1,000: ${Math.round(backfill[run].rate)} samples/s\n`);
+
+        // A second process joins the port; new connections (a fresh agent) are spread over both by the kernel.
+        const second = await startServer();
+        const twoAgent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 5_000 });
+        const both = [server.pid, second.pid];
+        const bothRss = new RssSampler(both, 'sum');
+        try {
+          const bodies = await backfillBodies();
+          await post(url, await batchBody(samples(10)), twoAgent); // the second process's sessions and ids, as the warm-up gave the first
+          backfillTwo.push(await measure(BACKFILL_BATCHES * 1000, sendBackfill(bodies, twoAgent), both, bothRss));
+        } finally {
+          twoAgent.destroy();
+          bothRss.stop();
+          await second.stop();
+        }
+        process.stdout.write(`run ${run + 1}: backfill into 2 processes: ${Math.round(backfillTwo[run].rate)} samples/s\n`);
 
         const copy = await copyBaseline(db.adminUrl, [samples(SAMPLES)], 1);
         baseline.push(await measure(SAMPLES, copy.run));
@@ -348,14 +404,17 @@ async function main(): Promise<void> {
         row(`baseline: the same ${fmt(SAMPLES)} rows through binary COPY on a bare connection`, baseline, false),
         row(`backfill: ${BACKFILL_CONNECTIONS} connections, ${BACKFILL_BATCHES} batches of 1,000 (4 types)`, backfill, true),
         row(`baseline: the same batches through binary COPY on ${BACKFILL_CONNECTIONS} bare connections, a durable commit each`, backfillBaseline, false),
+        row(`backfill into 2 server processes on one port (SERVICE_SHARE_PORT; CPU and RSS of both together)`, backfillTwo, true),
         '',
-        `Target (issue 13): at least 100,000 samples/s end to end. One batch: ${verdict(big, baseline)}. Backfill: ${verdict(backfill, backfillBaseline)}. ` +
-          `Peak RSS under 300 MB: **${Math.max(...big.map((r) => r.rss), ...backfill.map((r) => r.rss)) < 300 ? 'met' : 'missed'}**.`,
+        `Target (issue 13): at least 100,000 samples/s end to end. One batch: ${verdict(big, baseline)}. Backfill: ${verdict(backfill, backfillBaseline)}; into 2 processes: ${verdict(backfillTwo, backfillBaseline)}. ` +
+          `Peak RSS under 300 MB: **${Math.max(...big.map((r) => r.rss), ...backfill.map((r) => r.rss)) < 300 ? 'met' : 'missed'}** (one process), ` +
+          `**${Math.max(...backfillTwo.map((r) => r.rss)) < 300 ? 'met' : 'missed'}** (two together).`,
       ].join('\n');
       process.stdout.write('\n' + table + '\n');
       if (!args['no-write']) await writeSection(join(process.cwd(), 'bench', 'RESULTS.md'), 'ingest', `## Sync receiver (issue 13, bench/ingest.ts)\n\n${table}\n\n${NOTES}`);
     } finally {
       rss.stop();
+      await admin.end();
       await server.stop();
     }
   } finally {

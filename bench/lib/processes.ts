@@ -67,17 +67,25 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-/** Polls the RSS of some processes every 100 ms; peak is the highest single-process RSS seen since the last reset. */
+/**
+ * Polls the RSS of some processes every 100 ms; peak is the highest
+ * single-process RSS seen since the last reset, or with `sum` the highest
+ * total of them all (what a deployment of several processes holds).
+ */
 export class RssSampler {
   private peakKb = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pids: readonly number[]) {
+  constructor(
+    private readonly pids: readonly number[],
+    private readonly combine: 'max' | 'sum' = 'max',
+  ) {
     this.timer = setInterval(() => this.sample(), 100);
   }
 
   private sample(): void {
-    for (const pid of this.pids) this.peakKb = Math.max(this.peakKb, statusKb(pid, 'VmRSS'));
+    const kbs = this.pids.map((pid) => statusKb(pid, 'VmRSS'));
+    this.peakKb = Math.max(this.peakKb, this.combine === 'sum' ? kbs.reduce((a, b) => a + b, 0) : Math.max(...kbs));
   }
 
   /** Peak RSS in MB since the last reset, then starts a new window. */
