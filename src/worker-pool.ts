@@ -16,8 +16,10 @@ export function createWorkerPool(threads: number): Piscina {
     // (a stop right after start, while the first thread still loads) aborts
     // the whole process (SIGABRT: "v8::Module::IsGraphAsync must be used on
     // an instantiated module"). Without require(esm), piscina falls back to
-    // import(), which a termination simply ends.
-    execArgv: [...process.execArgv, '--no-experimental-require-module'],
+    // import(), which a termination simply ends. Only this option: the
+    // server's own (a V8 flag such as --max-old-space-size, which applies to
+    // every thread anyway) would make Worker refuse to start.
+    execArgv: ['--no-experimental-require-module'],
   });
   // A worker that dies is replaced by piscina; its task's promise rejects (→ 500).
   pool.on('error', (error) => log.error('worker pool error', describeError(error)));
