@@ -216,10 +216,11 @@ const NOTES = `How to read it:
   scenario on a table already holding N samples of another user (deleted back to them and vacuumed before each). With
   \`--prefill 3000000 --runs 3\` (2026-11-24 16:50Z) one batch stored 119,181 samples/s (0.53× its COPY, met) and backfill 91,675
   (0.42× its COPY of 218,150 rows/s: missed; 103k into two processes). PostgreSQL's share rose only a little (9.4 µs a sample in
-  backfill), but the server's rose from ~6.3 to 8.0 µs: with PostgreSQL taking each COPY more slowly, the server makes more socket
+  backfill: another user's rows sit in their own range of the (user_id, uuid) index; the same user's millions, as in the growing
+  table, cost it 10–14 µs), but the server's rose from ~6.3 to 8.0 µs: with PostgreSQL taking each COPY more slowly, the server makes more socket
   writes per byte (writes to PostgreSQL's socket are ~13 % of the event loop's CPU profile in backfill even from an empty table).
 - From an empty table this build's backfill stored 104,853, 109,148 and 89,474 samples/s (medians of three invocations, 16:38–16:53Z),
-  its server spending 6.2–8.2 µs of CPU a sample on the same work, its baseline 197–210k rows/s: the VM's neighbours move every figure,
+  its server spending 6.2–8.2 µs of CPU a sample on the same work, its baseline 194–210k rows/s: the VM's neighbours move every figure,
   the CPU per unit of work included. The target is met in quiet minutes only.
 - CPU per stored sample: the server process (all its threads) and the cluster (every backend, the WAL writer and checkpointer
   included), read from /proc over each run (bench/lib/cpu.ts), and the client's: this process, posting the batches (or, for a baseline,
