@@ -365,8 +365,23 @@ async function main(): Promise<void> {
       const backfillTwo: Run[] = [];
       const baseline: Run[] = [];
       const backfillBaseline: Run[] = [];
+      /** Posts `bodies` over BACKFILL_CONNECTIONS connections of `through`, each sending its next batch once the last is answered. */
+      const sendBackfill = (bodies: Buffer[], through: http.Agent) => async () => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: BACKFILL_CONNECTIONS }, async () => {
+            while (next < bodies.length) await post(url, bodies[next++], through);
+          }),
+        );
+      };
       for (let run = 0; run < RUNS; run++) {
-        const body = await batchBody(samples(SAMPLES));
+        // One set of rows a run, for the receiver's scenarios and their baselines alike: each starts from the same table.
+        const bigRows = samples(SAMPLES);
+        const backfillRows = Array.from({ length: BACKFILL_BATCHES }, (_, i) => samples(1000, TYPES[i % TYPES.length]));
+        const body = await batchBody(bigRows);
+        const bodies: Buffer[] = [];
+        for (const rows of backfillRows) bodies.push(await batchBody(rows));
+
         big.push(
           await measure(SAMPLES, async () => {
             const answer = await post(url, body);
@@ -375,22 +390,7 @@ async function main(): Promise<void> {
         );
         process.stdout.write(`run ${run + 1}: one batch of ${SAMPLES}: ${Math.round(big[run].rate)} samples/s (gzip ${(body.length / 1e6).toFixed(1)} MB)\n`);
 
-        const backfillBatches = () => Array.from({ length: BACKFILL_BATCHES }, (_, i) => samples(1000, TYPES[i % TYPES.length]));
-        const backfillBodies = async () => {
-          const bodies: Buffer[] = [];
-          for (const batch of backfillBatches()) bodies.push(await batchBody(batch));
-          return bodies;
-        };
-        /** Posts `bodies` over BACKFILL_CONNECTIONS connections of `through`, each sending its next batch once the last is answered. */
-        const sendBackfill = (bodies: Buffer[], through: http.Agent) => async () => {
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: BACKFILL_CONNECTIONS }, async () => {
-              while (next < bodies.length) await post(url, bodies[next++], through);
-            }),
-          );
-        };
-        backfill.push(await measure(BACKFILL_BATCHES * 1000, sendBackfill(await backfillBodies(), agent)));
+        backfill.push(await measure(BACKFILL_BATCHES * 1000, sendBackfill(bodies, agent)));
         process.stdout.write(`run ${run + 1}: backfill, 8 × batches of 1,000: ${Math.round(backfill[run].rate)} samples/s\n`);
 
         // A second process joins the port; new connections (a fresh agent) are spread over both by the kernel.
@@ -399,8 +399,7 @@ async function main(): Promise<void> {
         const both = [server.pid, second.pid];
         const bothRss = new RssSampler(both, 'sum');
         try {
-          const bodies = await backfillBodies();
-          await post(url, await batchBody(samples(10)), twoAgent); // the second process's sessions and ids, as the warm-up gave the first
+          await post(url, await batchBody(samples(10)), twoAgent); // a first batch on the fresh agent, to whichever process the kernel picks
           backfillTwo.push(await measure(BACKFILL_BATCHES * 1000, sendBackfill(bodies, twoAgent), both, bothRss));
         } finally {
           twoAgent.destroy();
@@ -409,12 +408,12 @@ async function main(): Promise<void> {
         }
         process.stdout.write(`run ${run + 1}: backfill into 2 processes: ${Math.round(backfillTwo[run].rate)} samples/s\n`);
 
-        const copy = await copyBaseline(db.adminUrl, [samples(SAMPLES)], 1);
+        const copy = await copyBaseline(db.adminUrl, [bigRows], 1);
         baseline.push(await measure(SAMPLES, copy.run));
         await copy.close();
         process.stdout.write(`run ${run + 1}: COPY baseline, one batch: ${Math.round(baseline[run].rate)} rows/s\n`);
 
-        const copies = await copyBaseline(db.adminUrl, backfillBatches(), BACKFILL_CONNECTIONS);
+        const copies = await copyBaseline(db.adminUrl, backfillRows, BACKFILL_CONNECTIONS);
         backfillBaseline.push(await measure(BACKFILL_BATCHES * 1000, copies.run));
         await copies.close();
         process.stdout.write(`run ${run + 1}: COPY baseline, backfill: ${Math.round(backfillBaseline[run].rate)} rows/s\n`);
