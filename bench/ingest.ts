@@ -1,10 +1,10 @@
-// `node dist/bench/ingest.js [--runs 5] [--samples 100000] [--backfill-batches 600] [--prefill 0] [--no-write] [--profile]`
+// `node dist/bench/ingest.js [--runs 5] [--samples 100000] [--backfill-batches 600] [--small-batches 300] [--prefill 0] [--no-write] [--profile]`
 // (or `npm run bench:ingest`; --profile writes the server's CPU profile to bench/data/profiles/)
 // The sync receiver end to end, as the PulsHealth app drives it: heart-rate
 // sample lines shaped like the app's (upper-case uuids, fractional
 // timestamps, contexts, source and metadata), gzip NDJSON over HTTP into the
 // real server (dist/src/main.js) on a fresh embedded cluster configured like
-// the default ./data one. Three scenarios, each timed from the first byte sent
+// the default ./data one. Four scenarios, each timed from the first byte sent
 // to the 200 (committed):
 //   - one batch of --samples samples;
 //   - backfill: 8 connections each sending batches of 1,000 samples of one
@@ -12,12 +12,14 @@
 //     ~6 s; see the notes);
 //   - the same backfill into two server processes sharing the receiver's
 //     port (SERVICE_SHARE_PORT=true, as README describes for using more
-//     cores), the kernel spreading the 8 connections over them.
+//     cores), the kernel spreading the 8 connections over them;
+//   - steady sync: --small-batches batches of one sample, one after another
+//     on one connection, as a phone already in sync sends what is new.
 // Baselines, same run: each scenario's rows through COPY into `samples` on
 // bare connections (binary COPY — PostgreSQL's cheapest — prepared
 // beforehand; the big batch in one transaction, backfill's batches over as
-// many connections, a durable commit each): what the database alone can
-// take. Every scenario starts from an emptied `samples` table, or with
+// many connections, a durable commit each, the steady sync's one-row
+// transactions one after another): what the database alone can take. Every scenario starts from an emptied `samples` table, or with
 // --prefill N from one holding N samples of another user (a family's or a
 // study's server). `BENCH_HEALTHD_MAIN` runs another build's server (an A/B). Median of
 // --runs runs each, CPU per stored sample of the server and of PostgreSQL,
@@ -50,12 +52,14 @@ const CONTEXT = { timeZoneID: 'Europe/Berlin', utcOffsetSeconds: 7200, source: '
 const TYPES = ['HeartRate', 'ActiveEnergyBurned', 'StepCount', 'DistanceWalkingRunning'].map((t) => `HKQuantityTypeIdentifier${t}`);
 const UNITS: Record<string, string> = { HeartRate: 'count/min', ActiveEnergyBurned: 'kcal', StepCount: 'count', DistanceWalkingRunning: 'm' };
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, samples: { type: 'string', default: '100000' }, 'no-write': { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, 'backfill-batches': { type: 'string', default: '600' }, prefill: { type: 'string', default: '0' } } });
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, samples: { type: 'string', default: '100000' }, 'no-write': { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, 'backfill-batches': { type: 'string', default: '600' }, 'small-batches': { type: 'string', default: '300' }, prefill: { type: 'string', default: '0' } } });
 const RUNS = Number(args.runs);
 /** Backfill as the app sends it: batches of 1,000 samples of one type, this many in flight. */
 const BACKFILL_BATCHES = Number(args['backfill-batches']);
 const BACKFILL_CONNECTIONS = 8;
 const SAMPLES = Number(args.samples);
+/** A synced phone's steady state: batches of one sample, one after another on one connection. */
+const SMALL_BATCHES = Number(args['small-batches']);
 /**
  * Samples of another user already in the table when each scenario starts (a family's or a study's server); 0, the default: an
  * empty table, a person's first sync.
@@ -282,6 +286,23 @@ const NOTES = `How to read it:
   to 8.7–8.8 µs and its peak RSS from 177–179 to 244–250 MB. Each batch's encoded rows were new memory on both threads, and the
   profile had JSON.parse at ~4 µs a line in the worker against ~2.2 on the event loop. A 4–7 % gain within the noise did not pay for
   that.
+- Steady sync (the last two rows): a phone already in sync sends what is new, a few samples at a time, so what a batch costs besides
+  its samples is what it waits for. Its baseline is the same one-row transactions through COPY on one bare connection (BEGIN, COPY,
+  a durable COMMIT). Since 2026-11-24 18:05Z the two statements every batch runs besides its COPY (the batch's row with its user and
+  profile, and the type counts) are prepared once per session: parsing and planning them cost PostgreSQL ~0.2 ms a batch (on one bare
+  connection, 2,000 iterations × 3 rounds: BEGIN, the batch's row, a savepoint, the type counts and COMMIT 0.44–0.50 ms of
+  PostgreSQL's CPU unnamed, 0.28–0.30 prepared; BEGIN and COMMIT alone 0.03–0.09). In three interleaved A/B pairs
+  (\`--runs 1 --samples 20000\`, the build before as BENCH_HEALTHD_MAIN) a one-sample batch took 1.65–1.71 ms end to end against
+  2.13–2.95, PostgreSQL 433 µs of CPU a batch against 633–967, the server 744–827 against 933–1,284; backfill and the big batch did
+  not move beyond the noise (backfill 89.3–94.4k against 79.4–96.0k; the big batch at 100,000 samples 130–151k against 128–167k).
+- Measured and not kept (2026-11-24): the receiver's batches stored on batch threads — a piscina pool whose threads each held their
+  own writer sessions and read, checked and stored a whole small body (the HTTP thread only took bodies in, transferred them and
+  answered), the shape of two processes without a second read API. In two interleaved A/B pairs (\`--runs 1 --samples 20000\`) with
+  two threads backfill stored 92.9k and 95.7k samples/s against 97.6k and 94.9k on the event loop, the server's CPU per sample rose
+  from 6.9–7.2 to 9.3–9.5 µs and its peak RSS from 166 to 283 MB; with one thread 80.1k and 94.5k. The threads' own profile
+  (--cpu-prof passed to them) had the HTTP thread 5 % busy and the batch thread ~40 % (the rest piscina's Atomics.wait, idle):
+  neither loop was saturated, so a second loop had nothing to take over, while each thread's heap and sessions cost memory and CPU.
+  Two processes (the row above) do better here because each brings its own HTTP stack and the kernel spreads the connections.
 - Peak RSS is the server process's (read API, its worker thread and the receiver together); memory is bounded by one line and two
   ${INGEST.stagingRows.toLocaleString('en-US')}-sample chunks a batch (a gzip body up to ${SMALL_BODY_BYTES >> 10} KiB is inflated whole, at most ${SMALL_INFLATED_BYTES >> 20} MiB), not by the
   batch's size, plus up to ${SPARE_BUFFERS} chunk buffers of at most ${SPARE_MAX_BYTES >> 20} MiB kept for the next batches.
@@ -365,6 +386,8 @@ async function main(): Promise<void> {
       const backfillTwo: Run[] = [];
       const baseline: Run[] = [];
       const backfillBaseline: Run[] = [];
+      const small: Run[] = [];
+      const smallBaseline: Run[] = [];
       /** Posts `bodies` over BACKFILL_CONNECTIONS connections of `through`, each sending its next batch once the last is answered. */
       const sendBackfill = (bodies: Buffer[], through: http.Agent) => async () => {
         let next = 0;
@@ -417,6 +440,21 @@ async function main(): Promise<void> {
         backfillBaseline.push(await measure(BACKFILL_BATCHES * 1000, copies.run));
         await copies.close();
         process.stdout.write(`run ${run + 1}: COPY baseline, backfill: ${Math.round(backfillBaseline[run].rate)} rows/s\n`);
+
+        const smallRows = Array.from({ length: SMALL_BATCHES }, () => samples(1));
+        const smallBodies: Buffer[] = [];
+        for (const rows of smallRows) smallBodies.push(await batchBody(rows));
+        small.push(
+          await measure(SMALL_BATCHES, async () => {
+            for (const one of smallBodies) await post(url, one);
+          }),
+        );
+        process.stdout.write(`run ${run + 1}: one-sample batches: ${Math.round(small[run].rate)} batches/s\n`);
+
+        const singles = await copyBaseline(db.adminUrl, smallRows, 1);
+        smallBaseline.push(await measure(SMALL_BATCHES, singles.run));
+        await singles.close();
+        process.stdout.write(`run ${run + 1}: COPY baseline, one-sample batches: ${Math.round(smallBaseline[run].rate)} transactions/s\n`);
       }
       const loadAfter = loadAverage();
       const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -437,10 +475,13 @@ async function main(): Promise<void> {
         row(`backfill: ${BACKFILL_CONNECTIONS} connections, ${BACKFILL_BATCHES} batches of 1,000 (4 types)`, backfill, true),
         row(`baseline: the same batches through binary COPY on ${BACKFILL_CONNECTIONS} bare connections, a durable commit each`, backfillBaseline, false),
         row(`backfill into 2 server processes on one port (SERVICE_SHARE_PORT; CPU and RSS of both together)`, backfillTwo, true),
+        row(`steady sync: ${SMALL_BATCHES} batches of 1 sample, one after another on one connection (per sample = per batch)`, small, true),
+        row(`baseline: the same rows through binary COPY on a bare connection, a durable commit each`, smallBaseline, false),
         '',
         `Target (issue 13): at least 100,000 samples/s end to end. One batch: ${verdict(big, baseline)}. Backfill: ${verdict(backfill, backfillBaseline)}; into 2 processes: ${verdict(backfillTwo, backfillBaseline)}. ` +
           `Peak RSS under 300 MB: **${Math.max(...big.map((r) => r.rss), ...backfill.map((r) => r.rss)) < 300 ? 'met' : 'missed'}** (one process), ` +
-          `**${Math.max(...backfillTwo.map((r) => r.rss)) < 300 ? 'met' : 'missed'}** (two together).`,
+          `**${Math.max(...backfillTwo.map((r) => r.rss)) < 300 ? 'met' : 'missed'}** (two together). ` +
+          `Steady sync (no target): ${(1000 / rate(small)).toFixed(2)} ms a one-sample batch end to end, against ${(1000 / rate(smallBaseline)).toFixed(2)} ms for its COPY transaction.`,
       ].join('\n');
       process.stdout.write('\n' + table + '\n');
       if (!args['no-write']) await writeSection(join(process.cwd(), 'bench', 'RESULTS.md'), 'ingest', `## Sync receiver (issue 13, bench/ingest.ts)\n\n${table}\n\n${NOTES}`);

@@ -11,6 +11,7 @@
 // and neither doubles a row.
 // Users, zone, type and source names go through setup.ts like every writer's.
 import type pg from 'pg';
+import { prepared } from '../pool.js';
 import { copyFromStdinSql } from './bulk-load.js';
 import { SAMPLE_COPY_COLUMNS, SAMPLE_COPY_COLUMNS_DDL } from './sample-copy.js';
 import { ENSURE_USERS_SQL } from './setup.js';
@@ -82,6 +83,16 @@ export async function missingWritePrivileges(db: pg.ClientBase | pg.Pool): Promi
   return rows.map((row) => row.missing);
 }
 
+// The two statements every batch runs besides its COPYs are prepared once per session (src/db/pool.ts
+// `prepared`): parsing and planning them cost PostgreSQL ~0.2 ms a batch, and a one-sample batch took
+// 1.65–1.71 ms end to end against 2.13–2.95 before (bench/RESULTS.md, sync receiver notes: steady sync).
+const OPEN_BATCH = prepared(
+  `WITH new_user AS (${ENSURE_USERS_SQL}),
+        new_profile AS (INSERT INTO profiles (user_id) SELECT unnest($1::uuid[]) ON CONFLICT (user_id) DO NOTHING)
+   INSERT INTO upload_batches (user_id, received_at_ms, sample_count, batch_id) SELECT unnest($1::uuid[]), $2, $3, $4
+   ON CONFLICT (user_id, batch_id) WHERE batch_id IS NOT NULL DO NOTHING`,
+);
+
 /**
  * Opens a batch in one statement (one round trip, where three cost a small
  * batch a tenth of its time): the user made on first sight, with the empty
@@ -91,13 +102,7 @@ export async function missingWritePrivileges(db: pg.ClientBase | pg.Pool): Promi
  * runs waits here for its outcome.
  */
 export async function openBatch(client: pg.ClientBase, userId: string, batchId: string, sampleCount: number, nowMs: number): Promise<boolean> {
-  const { rowCount } = await client.query(
-    `WITH new_user AS (${ENSURE_USERS_SQL}),
-          new_profile AS (INSERT INTO profiles (user_id) SELECT unnest($1::uuid[]) ON CONFLICT (user_id) DO NOTHING)
-     INSERT INTO upload_batches (user_id, received_at_ms, sample_count, batch_id) SELECT unnest($1::uuid[]), $2, $3, $4
-     ON CONFLICT (user_id, batch_id) WHERE batch_id IS NOT NULL DO NOTHING`,
-    [[userId], nowMs, sampleCount, batchId],
-  );
+  const { rowCount } = await client.query(OPEN_BATCH([[userId], nowMs, sampleCount, batchId]));
   return rowCount === 1;
 }
 
@@ -345,14 +350,15 @@ export async function deleteStaged(client: pg.ClientBase, userId: string): Promi
   return deleted;
 }
 
+const COUNT_TYPE_UPLOADS = prepared(
+  `INSERT INTO upload_type_stats (user_id, type_id, batches, last_batch_at_ms)
+   SELECT $1, type_id, 1, $3 FROM unnest($2::smallint[]) AS t (type_id) ORDER BY type_id
+   ON CONFLICT (user_id, type_id) DO UPDATE SET
+     batches = upload_type_stats.batches + 1, last_batch_at_ms = greatest(upload_type_stats.last_batch_at_ms, EXCLUDED.last_batch_at_ms)`,
+);
+
 /** One more batch for each type its sample lines carried (GET /v1/stats). */
 export async function countTypeUploads(client: pg.ClientBase, userId: string, typeIds: readonly number[], nowMs: number): Promise<void> {
   if (typeIds.length === 0) return;
-  await client.query(
-    `INSERT INTO upload_type_stats (user_id, type_id, batches, last_batch_at_ms)
-     SELECT $1, type_id, 1, $3 FROM unnest($2::smallint[]) AS t (type_id) ORDER BY type_id
-     ON CONFLICT (user_id, type_id) DO UPDATE SET
-       batches = upload_type_stats.batches + 1, last_batch_at_ms = greatest(upload_type_stats.last_batch_at_ms, EXCLUDED.last_batch_at_ms)`,
-    [userId, [...typeIds].sort((a, b) => a - b), nowMs],
-  );
+  await client.query(COUNT_TYPE_UPLOADS([userId, [...typeIds].sort((a, b) => a - b), nowMs]));
 }
