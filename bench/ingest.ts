@@ -223,9 +223,10 @@ const NOTES = `How to read it:
   backfill: another user's rows sit in their own range of the (user_id, uuid) index; the same user's millions, as in the growing
   table, cost it 10–14 µs), but the server's rose from ~6.3 to 8.0 µs: with PostgreSQL taking each COPY more slowly, the server makes more socket
   writes per byte (writes to PostgreSQL's socket are ~13 % of the event loop's CPU profile in backfill even from an empty table).
-- From an empty table this build's backfill stored 104,853, 109,148 and 89,474 samples/s (medians of three invocations, 16:38–16:53Z),
-  its server spending 6.2–8.2 µs of CPU a sample on the same work, its baseline 194–210k rows/s: the VM's neighbours move every figure,
-  the CPU per unit of work included. The target is met in quiet minutes only.
+- From an empty table the backfill stored 104,853, 109,148 and 89,474 samples/s (medians of three invocations, 16:38–16:53Z), and
+  with the batch's statements prepared 112,774 (18:09Z, load 1.2 at the start; 97.8–120.2k over its runs) and 91,641 (18:17Z, load
+  3.4; 79.0–96.2k), its server spending 6.1–8.2 µs of CPU a sample on the same work, its baseline 194–225k rows/s: the VM's
+  neighbours move every figure, the CPU per unit of work included. The target is met in quiet minutes only.
 - CPU per stored sample: the server process (all its threads) and the cluster (every backend, the WAL writer and checkpointer
   included), read from /proc over each run (bench/lib/cpu.ts), and the client's: this process, posting the batches (or, for a baseline,
   COPYing its rows). Two cores hold all three: 100,000 samples/s needs them together under ~20 µs a sample.
