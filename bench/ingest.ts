@@ -19,9 +19,10 @@
 // bare connections (binary COPY — PostgreSQL's cheapest — prepared
 // beforehand; the big batch in one transaction, backfill's batches over as
 // many connections, a durable commit each, the steady sync's one-row
-// transactions one after another): what the database alone can take. Every scenario starts from an emptied `samples` table, or with
-// --prefill N from one holding N samples of another user (a family's or a
-// study's server). `BENCH_HEALTHD_MAIN` runs another build's server (an A/B). Median of
+// transactions one after another): what the database alone can take.
+// Every scenario starts from an emptied `samples` table, or with --prefill N
+// from one holding N samples of another user (a family's or a study's
+// server). `BENCH_HEALTHD_MAIN` runs another build's server (an A/B). Median of
 // --runs runs each, CPU per stored sample of the server and of PostgreSQL,
 // the server's peak RSS, the load average; the table goes to stdout and
 // bench/RESULTS.md.
@@ -290,8 +291,8 @@ const NOTES = `How to read it:
 - Steady sync (the last two rows): a phone already in sync sends what is new, a few samples at a time, so what a batch costs besides
   its samples is what it waits for. Its baseline is the same one-row transactions through COPY on one bare connection (BEGIN, COPY,
   a durable COMMIT). Since 2026-11-24 18:05Z the two statements every batch runs besides its COPY (the batch's row with its user and
-  profile, and the type counts) are prepared once per session: parsing and planning them cost PostgreSQL ~0.2 ms a batch (on one bare
-  connection, 2,000 iterations × 3 rounds: BEGIN, the batch's row, a savepoint, the type counts and COMMIT 0.44–0.50 ms of
+  profile, and the type counts) are prepared once per session: parsing and planning them cost PostgreSQL ~0.2 ms a batch (a scratch
+  script on one bare connection, 2,000 iterations × 3 rounds: BEGIN, the batch's row, a savepoint, the type counts and COMMIT 0.44–0.50 ms of
   PostgreSQL's CPU unnamed, 0.28–0.30 prepared; BEGIN and COMMIT alone 0.03–0.09). In three interleaved A/B pairs
   (\`--runs 1 --samples 20000\`, the build before as BENCH_HEALTHD_MAIN) a one-sample batch took 1.65–1.71 ms end to end against
   2.13–2.95, PostgreSQL 433 µs of CPU a batch against 633–967, the server 744–827 against 933–1,284; backfill and the big batch did
