@@ -305,6 +305,15 @@ const NOTES = `How to read it:
   (--cpu-prof passed to them) had the HTTP thread 5 % busy and the batch thread ~40 % (the rest piscina's Atomics.wait, idle):
   neither loop was saturated, so a second loop had nothing to take over, while each thread's heap and sessions cost memory and CPU.
   Two processes (the row above) do better here because each brings its own HTTP stack and the kernel spreads the connections.
+- Where the server's CPU a sample goes (2026-11-24): the receiver's own functions on 1,000 of the bench's lines, no HTTP or
+  PostgreSQL (a scratch script, median of 5 × 300 batches), took 0.42 µs a line to inflate, 0.46 to decode and split, 2.17 for
+  JSON.parse, 0.40 for the line's checks and 0.94 for the row's values and binary encoding: 4.4 µs a line before any I/O. In backfill the
+  server spends 6.1–8.2: the rest is each batch's request and statements (a one-sample batch costs it 0.57–0.85 ms, steady sync
+  above) and garbage collection; threads other than the event loop took ~30 % of its CPU (/proc/<pid>/task over 6 s of backfill),
+  and with \`--single-threaded-gc\` the rate did not change (87.0k and 101.2k against 96.4k and 96.6k). With PostgreSQL's 7.5–9 µs a
+  row (its baseline costs it as much) and the client's ~0.5, two cores hold ~130k samples/s at best; the receiver reaches 70–90 % of
+  that. synchronous_commit=off on its sessions made no difference (101.4k and 93.5k against 103.0k and 97.9k): the commits' WAL
+  flushes are not what it waits for.
 - Peak RSS is the server process's (read API, its worker thread and the receiver together); memory is bounded by one line and two
   ${INGEST.stagingRows.toLocaleString('en-US')}-sample chunks a batch (a gzip body up to ${SMALL_BODY_BYTES >> 10} KiB is inflated whole, at most ${SMALL_INFLATED_BYTES >> 20} MiB), not by the
   batch's size, plus up to ${SPARE_BUFFERS} chunk buffers of at most ${SPARE_MAX_BYTES >> 20} MiB kept for the next batches.
