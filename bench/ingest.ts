@@ -102,7 +102,8 @@ async function batchBody(rows: Sample[]): Promise<Buffer> {
 }
 
 /** Keep-alive connections for the batches; an idle one is closed before the server's own idle limit (10 s) would. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 5_000 });
+const keepAliveAgent = () => new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 5_000 });
+const agent = keepAliveAgent();
 
 /** Posts a batch as the app does (gzip NDJSON, upload token) and answers its counts; anything but a 200 throws. */
 function post(url: string, body: Buffer, through = agent): Promise<{ accepted: number }> {
@@ -432,7 +433,7 @@ async function main(): Promise<void> {
 
         // A second process joins the port; new connections (a fresh agent) are spread over both by the kernel.
         const second = await startServer();
-        const twoAgent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 5_000 });
+        const twoAgent = keepAliveAgent();
         const both = [server.pid, second.pid];
         const bothRss = new RssSampler(both, 'sum');
         try {

@@ -84,8 +84,8 @@ export async function missingWritePrivileges(db: pg.ClientBase | pg.Pool): Promi
 }
 
 // The two statements every batch runs besides its COPYs are prepared once per session (src/db/pool.ts
-// `prepared`): parsing and planning them cost PostgreSQL ~0.2 ms a batch, and a one-sample batch took
-// 1.65–1.71 ms end to end against 2.13–2.95 before (bench/RESULTS.md, sync receiver notes: steady sync).
+// `prepared`): parsing and planning them cost PostgreSQL ~0.2 ms a batch (bench/RESULTS.md, sync receiver
+// notes: steady sync).
 const OPEN_BATCH = prepared(
   `WITH new_user AS (${ENSURE_USERS_SQL}),
         new_profile AS (INSERT INTO profiles (user_id) SELECT unnest($1::uuid[]) ON CONFLICT (user_id) DO NOTHING)
