@@ -15,6 +15,7 @@ import { activityDays, activityDaysBody } from '../src/db/queries/activity.js';
 import { readStateOfMind, stateOfMindBody } from '../src/reads/state-of-mind.js';
 import { dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js';
 import { samplesPageColumns } from '../src/db/queries/samples.js';
+import { listWorkouts, workoutRows, workoutsBody, type WorkoutFilter } from '../src/db/queries/workouts.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from '../src/routes/metrics-daily-body.js';
 import { samplesPageBody } from '../src/routes/samples-body.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
@@ -36,6 +37,7 @@ let db: TestDatabase;
 let pool: pg.Pool;
 
 const EDGE_VALUES = ['72', 'NULL', '0.30000000000000004', '1e21', '1e-7', "'-0'", "'NaN'", "'Infinity'", "'-Infinity'", '1e300', '5e-324', '3.5', '9', '0', '2', '123456789012345.6', '1e15', '-1.5e-10'];
+const E_ESCAPES = `E'tab\\t nl\\n ctl \\x01 back\\\\slash'`;
 const SOURCES = ['Apple Watch', 'Watch, "Series 9"', '=HYPERLINK("x")', 'Zürich ⌚', '', 'line\nbreak\r\n', 'tab\t\u0001\u001f\u007f', 'sep\u2028\u2029', '😀 \\ /', 'iPhone'];
 
 before(async () => {
@@ -90,6 +92,32 @@ before(async () => {
     ).join(',\n')}`,
     [USER],
   );
+  // Workouts: edge numbers, odd activity types, some sharing a start (ordered by uuid then); route rows with points,
+  // without (empty or NULL arrays), with only one array filled; streams stored out of identifier order.
+  const ACTIVITIES = ["'running'", `'say "hi"'`, "'Zürich ⌚ 😀'", E_ESCAPES, "'cycling'"];
+  const ROUTES = [
+    null,
+    `'{1,2}', '{48.1,48.2}', '{11.5,11.6}', '{500,NULL}'`,
+    `'{}', '{}', '{}', '{}'`,
+    'NULL, NULL, NULL, NULL',
+    `'{}', '{48.1}', '{}', NULL`,
+    `NULL, NULL, '{11.5}', NULL`,
+  ];
+  const STREAM_TYPES = [[], [2, 1], [6, 5, 3, 1], [4]];
+  for (let i = 0; i < 30; i++) {
+    const w = uuid(800_000 + i);
+    const v = (k: number) => EDGE_VALUES[(i + k) % EDGE_VALUES.length];
+    const start = T0 + Math.floor(i / 2) * 3_600_000;
+    await q(
+      `INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms, duration_s, distance_m, energy_kcal) VALUES ($1, $2, ${ACTIVITIES[i % ACTIVITIES.length]}, ${start}, ${start + 1_800_000}, ${v(0)}, ${v(5)}, ${v(11)})`,
+      [i === 29 ? OTHER : USER, w],
+    );
+    const route = ROUTES[i % ROUTES.length];
+    if (route) await q(`INSERT INTO workout_routes (user_id, workout_uuid, times_ms, latitudes, longitudes, altitudes_m) VALUES ($1, $2, ${route})`, [USER, w]);
+    for (const typeId of STREAM_TYPES[i % STREAM_TYPES.length]) {
+      await q(`INSERT INTO workout_streams (user_id, workout_uuid, type_id, times_ms, "values") VALUES ($1, $2, $3, '{1}', '{1}')`, [USER, w, typeId]);
+    }
+  }
   await q('ANALYZE');
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
 });
@@ -151,6 +179,32 @@ async function oldDailyBody(identifiers: string[], firstDay: string, lastDay: st
     current.days.push({ date: row.date, value: row.value });
   }
   return JSON.stringify({ metrics, nextOffset: offset + rows.length });
+}
+
+// The workout list before hasRoute was stored (migration 5) and the streams named in the server.
+const OLD_WORKOUTS_SQL = `
+  SELECT w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
+    w.duration_s AS "durationS", w.distance_m AS "distanceM", w.energy_kcal AS "energyKcal",
+    coalesce((
+      SELECT greatest(cardinality(r.times_ms), cardinality(r.latitudes), cardinality(r.longitudes)) > 0
+      FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id
+    ), false) AS "hasRoute",
+    ARRAY(
+      SELECT t.identifier FROM workout_streams s JOIN sample_types t ON t.type_id = s.type_id
+      WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id
+      ORDER BY t.identifier COLLATE "C"
+    ) AS "availableMetrics"
+  FROM workouts w
+  WHERE w.user_id = $1
+    AND ($2::bigint IS NULL OR w.start_ms >= $2)
+    AND ($3::bigint IS NULL OR w.start_ms < $3)
+    AND ($4::text IS NULL OR w.activity_type = $4)
+  ORDER BY w.start_ms DESC, w.uuid
+  LIMIT $5 OFFSET $6`;
+
+async function oldWorkouts(filter: WorkoutFilter): Promise<object[]> {
+  const { start, end, activityType, limit, offset } = filter;
+  return (await pool.query(OLD_WORKOUTS_SQL, [USER, start ?? null, end ?? null, activityType ?? null, limit, offset])).rows;
 }
 
 // ---- the comparisons ----
@@ -215,6 +269,30 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
       assert.equal(await stateOfMindBody(pool, USER, start, end, zone), JSON.stringify({ entries }), `${start}…${end}`);
     }
     assert.equal((await readStateOfMind(pool, USER, T0 - 86_400_000, T0 + 2 * 86_400_000, zone)).length, 24);
+  });
+
+  test('/v1/workouts: the body built from rows of values is JSON.stringify of the old objects, for every filter and page', async () => {
+    const filters: WorkoutFilter[] = [];
+    for (const start of [undefined, T0 + 3 * 3_600_000])
+      for (const end of [undefined, T0 + 11 * 3_600_000])
+        for (const activityType of [undefined, 'running', 'Zürich ⌚ 😀', 'nothing'])
+          for (const [limit, offset] of [[50, 0], [1, 0], [7, 3], [7, 28], [null, 0]] as const) filters.push({ start, end, activityType, limit, offset });
+    let workouts = 0;
+    for (const filter of filters) {
+      const old = await oldWorkouts(filter);
+      workouts += old.length;
+      const rows = await workoutRows(pool, USER, filter);
+      assert.equal(workoutsBody(rows, filter.offset), JSON.stringify({ workouts: old, nextOffset: filter.offset + old.length }), JSON.stringify(filter));
+      assert.deepEqual(await listWorkouts(pool, USER, filter), old, JSON.stringify(filter));
+    }
+    assert.ok(workouts > 200, `the filters find workouts (${workouts})`);
+    // Each route shape and stream set is on a page, and the stored flag agrees with the arrays on every route row.
+    const all = await oldWorkouts({ limit: null, offset: 0 });
+    assert.deepEqual(new Set(all.map((w) => (w as { hasRoute: boolean }).hasRoute)), new Set([true, false]));
+    const { rows: disagreeing } = await pool.query(
+      `SELECT workout_uuid FROM workout_routes WHERE has_points IS DISTINCT FROM coalesce(greatest(cardinality(times_ms), cardinality(latitudes), cardinality(longitudes)) > 0, false)`,
+    );
+    assert.deepEqual(disagreeing, []);
   });
 
   test('/v1/activity/summary: PostgreSQL writes the days JSON.stringify would, or says a number would differ', async () => {

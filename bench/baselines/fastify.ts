@@ -21,7 +21,6 @@ import { assembleSleepNights, nightsInWindow, sleepWindow, INITIAL_SLEEP_LOOKBAC
 import { SLEEP_ANALYSIS } from '../../src/core/registry.js';
 import { daysSpanMs } from '../../src/core/local-days.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
-import { listWorkouts, findWorkout } from '../../src/db/queries/workouts.js';
 import { DatabaseProbe } from '../../src/db/probe.js';
 import * as schemas from '../../src/schemas/resources.js';
 import type { DailyMetricT } from '../../src/schemas/resources.js';
@@ -104,19 +103,35 @@ app.get('/v1/samples', response(schemas.SamplesPage), async (request: FastifyReq
   return { type, kind: kindOfIdentifier(type), unit: unitOf(type), samples, nextOffset: offset + samples.length };
 });
 
+// A workout's summary columns as a developer would write them against the
+// schema: the route flag as stored, the stream identifiers joined in.
+const WORKOUT_COLUMNS = `w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
+  w.duration_s AS "durationS", w.distance_m AS "distanceM", w.energy_kcal AS "energyKcal",
+  coalesce((SELECT r.has_points FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id), false) AS "hasRoute",
+  ARRAY(SELECT t.identifier FROM workout_streams s JOIN sample_types t USING (type_id) WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id ORDER BY t.identifier COLLATE "C") AS "availableMetrics"`;
+
 app.get('/v1/workouts', response(schemas.WorkoutsResponse), async (request: FastifyRequest<{ Querystring: Query }>) => {
   const q = request.query;
   const offset = num(q.offset, 0);
   const start = q.start === undefined ? undefined : Number(q.start);
   const end = q.end === undefined ? undefined : Number(q.end);
-  const workouts = await listWorkouts(pool, userId, { start, end, activityType: q.activityType, limit: Math.min(num(q.limit, 50), 200), offset });
+  const { rows: workouts } = await pool.query(
+    `SELECT ${WORKOUT_COLUMNS} FROM workouts w
+     WHERE w.user_id = $1 AND ($2::bigint IS NULL OR w.start_ms >= $2) AND ($3::bigint IS NULL OR w.start_ms < $3) AND ($4::text IS NULL OR w.activity_type = $4)
+     ORDER BY w.start_ms DESC, w.uuid LIMIT $5 OFFSET $6`,
+    [userId, start ?? null, end ?? null, q.activityType ?? null, Math.min(num(q.limit, 50), 200), offset],
+  );
   return { workouts, nextOffset: offset + workouts.length };
 });
 
 app.get('/v1/workouts/:uuid', response(schemas.WorkoutDetail), async (request: FastifyRequest<{ Params: { uuid: string } }>, reply) => {
-  const workout = await findWorkout(pool, userId, request.params.uuid.toLowerCase());
-  if (!workout) return reply.code(404).send({ error: 'workout not found' });
-  return workout;
+  const { rows } = await pool.query(
+    `SELECT ${WORKOUT_COLUMNS}, w.statistics, w.events, w.activities FROM workouts w WHERE w.uuid = $2 AND w.user_id = $1`,
+    [userId, request.params.uuid.toLowerCase()],
+  );
+  if (rows.length === 0) return reply.code(404).send({ error: 'workout not found' });
+  const { statistics, events, activities, ...summary } = rows[0];
+  return { ...summary, statisticsDetail: statistics ?? {}, events: events ?? [], activities: activities ?? [] };
 });
 
 app.get('/v1/workouts/:uuid/series', response(schemas.WorkoutSeriesResponse), async (request: FastifyRequest<{ Querystring: Query; Params: { uuid: string } }>, reply) => {

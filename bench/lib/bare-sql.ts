@@ -75,7 +75,7 @@ ORDER BY s.start_ms, s.uuid LIMIT 1000`,
     '/v1/workouts': {
       statements: [{
         sql: `SELECT w.uuid, w.activity_type, w.start_ms, w.end_ms, w.duration_s, w.distance_m, w.energy_kcal,
-  (SELECT greatest(cardinality(r.times_ms), cardinality(r.latitudes), cardinality(r.longitudes)) > 0 FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id),
+  (SELECT r.has_points FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id),
   ARRAY(SELECT t.identifier FROM workout_streams s JOIN sample_types t USING (type_id) WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id ORDER BY t.identifier COLLATE "C")
 FROM workouts w WHERE w.user_id = $1 ORDER BY w.start_ms DESC, w.uuid LIMIT 50`,
         params: [user],
@@ -132,7 +132,7 @@ CROSS JOIN LATERAL (SELECT value, start_ms FROM samples WHERE user_id = $1 AND t
     baselines['/v1/workouts/{uuid}'] = {
       statements: [{
         sql: `SELECT w.uuid, w.activity_type, w.start_ms, w.end_ms, w.duration_s, w.distance_m, w.energy_kcal,
-  (SELECT greatest(cardinality(r.times_ms), cardinality(r.latitudes), cardinality(r.longitudes)) > 0 FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id),
+  (SELECT r.has_points FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id),
   ARRAY(SELECT t.identifier FROM workout_streams s JOIN sample_types t USING (type_id) WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id ORDER BY t.identifier COLLATE "C"),
   w.statistics, w.events, w.activities
 FROM workouts w WHERE w.uuid = $2 AND w.user_id = $1`,

@@ -4,8 +4,8 @@
 // fetching it). The tests compare each body built this way with
 // JSON.stringify of the objects the routes used to build.
 
-/** A number as JSON.stringify writes it: finite numbers in their shortest form (-0 as 0), anything else null. */
-export const jsonNumber = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+/** A number as JSON.stringify writes it: finite numbers in their shortest form (-0 as 0), anything else (null too) null. */
+export const jsonNumber = (n: number | null): string => (Number.isFinite(n) ? String(n) : 'null');
 
 /** A string or null as JSON.stringify writes it. */
 export const jsonStringOrNull = (s: string | null): string => (s === null ? 'null' : JSON.stringify(s));

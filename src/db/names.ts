@@ -7,6 +7,7 @@ import { RequestDb, type Db } from './pool.js';
 
 interface Names {
   typeIds: Map<string, number>;
+  typeIdentifiers: Map<number, string>;
   sources: Map<number, string>;
 }
 
@@ -15,7 +16,7 @@ const byPool = new WeakMap<Db, Names>();
 function namesOf(db: Db): Names {
   const key = db instanceof RequestDb ? db.pool : db;
   let names = byPool.get(key);
-  if (!names) byPool.set(key, (names = { typeIds: new Map(), sources: new Map() }));
+  if (!names) byPool.set(key, (names = { typeIds: new Map(), typeIdentifiers: new Map(), sources: new Map() }));
   return names;
 }
 
@@ -45,4 +46,16 @@ export async function sourceNames(db: Db, ids: ArrayLike<number>): Promise<Reado
     for (const row of rows) sources.set(row.source_id, row.name);
   }
   return sources;
+}
+
+/** The identifiers of type ids (every id a row refers to exists: foreign key). */
+export async function typeIdentifiers(db: Db, ids: Iterable<number>): Promise<ReadonlyMap<number, string>> {
+  const { typeIdentifiers } = namesOf(db);
+  let missing: Set<number> | null = null;
+  for (const id of ids) if (!typeIdentifiers.has(id)) (missing ??= new Set()).add(id);
+  if (missing) {
+    const { rows } = await db.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types WHERE type_id = ANY ($1::int[])', [[...missing]]);
+    for (const row of rows) typeIdentifiers.set(row.type_id, row.identifier);
+  }
+  return typeIdentifiers;
 }

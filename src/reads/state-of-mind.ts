@@ -38,7 +38,7 @@ export async function stateOfMindBody(db: Db, userId: string, start: number, end
       '","date":"' + localDayOf(timestamp, zone) +
       '","timestamp":' + jsonNumber(timestamp) +
       ',"kind":' + JSON.stringify(kind) +
-      ',"valence":' + (valence === null ? 'null' : jsonNumber(valence)) +
+      ',"valence":' + jsonNumber(valence) +
       ',"valenceClassification":' + jsonStringOrNull(classification) +
       ',"labels":' + labels +
       ',"associations":' + associations +

@@ -1,11 +1,11 @@
 // GET /v1/workouts — the user's workouts, newest first, one page at a time.
 import { Type } from '@sinclair/typebox';
-import { listWorkouts } from '../db/queries/workouts.js';
+import { workoutRows, workoutsBody } from '../db/queries/workouts.js';
 import { PAGE } from '../limits.js';
 import { checkRange } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
 import { WorkoutsResponse } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { defineRoute } from './route.js';
 import { EXAMPLE, EXAMPLE_WORKOUT } from '../schemas/examples.js';
 
 export const workoutsRoute = defineRoute({
@@ -40,7 +40,7 @@ export const workoutsRoute = defineRoute({
   async handler({ db, services, userId, query }) {
     const { start, end, activityType, limit, offset } = query;
     if (start !== undefined && end !== undefined) checkRange(start, end);
-    const workouts = await listWorkouts(db, userId, { start, end, activityType, limit, offset });
-    return json({ workouts, nextOffset: offset + workouts.length });
+    const rows = await workoutRows(db, userId, { start, end, activityType, limit, offset });
+    return { kind: 'text', contentType: 'application/json', body: workoutsBody(rows, offset) };
   },
 });

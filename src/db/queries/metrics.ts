@@ -5,7 +5,7 @@
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { prepared, type Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
-import { float8ArrayFromBinary } from '../binary-arrays.js';
+import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 
 export interface LatestSampleRow {
   identifier: string;
@@ -127,9 +127,9 @@ export async function dailyValuesText(
  * the values as a binary float8 array.
  */
 export const DAILY_METRICS_COLUMNS_SQL = `
-  SELECT array_send(coalesce(array_agg(page.position::float8 ${PAGE_ORDER}), '{}')) AS positions,
+  SELECT ${float8ArraySql(`coalesce(array_agg(page.position::float8 ${PAGE_ORDER}), '{}')`)} AS positions,
          coalesce(string_agg(page.day::text, '' ${PAGE_ORDER}), '') AS dates,
-         array_send(coalesce(array_agg(page.value ${PAGE_ORDER}), '{}')) AS "values"
+         ${float8ArraySql(`coalesce(array_agg(page.value ${PAGE_ORDER}), '{}')`)} AS "values"
   FROM (${DAILY_METRICS_PAGE}) page`;
 
 const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
@@ -151,9 +151,9 @@ export async function dailyValueColumns(
   limit: number | null,
   offset: number,
 ): Promise<DailyValueColumns> {
-  const { rows } = await db.query<{ positions: Buffer; dates: string; values: Buffer }>(DAILY_METRICS_COLUMNS(pageParams(userId, types, firstDay, lastDay, limit, offset)));
+  const { rows } = await db.query<{ positions: string; dates: string; values: string }>(DAILY_METRICS_COLUMNS(pageParams(userId, types, firstDay, lastDay, limit, offset)));
   const row = rows[0];
-  return { positions: float8ArrayFromBinary(row.positions), dates: row.dates, values: float8ArrayFromBinary(row.values) };
+  return { positions: float8ArrayFromSql(row.positions), dates: row.dates, values: float8ArrayFromSql(row.values) };
 }
 
 export async function dailyValues(

@@ -10,7 +10,7 @@
 // each) cost as much as everything else the route does. Source names come
 // from the cache of names.
 import type { Db } from '../pool.js';
-import { float8ArrayFromBinary } from '../binary-arrays.js';
+import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { sampleTypeId, sourceNames } from '../names.js';
 
 export interface SampleColumns {
@@ -32,10 +32,10 @@ const ORDER = 'ORDER BY p.start_ms, p.uuid';
 /** $1 user id, $2 type id, $3 start (inclusive), $4 end (exclusive), $5 limit, $6 offset. */
 export const SAMPLES_PAGE_SQL = `
   SELECT coalesce(string_agg(p.uuid::text, '' ${ORDER}), '') AS uuids,
-         array_send(coalesce(array_agg(p.start_ms::float8 ${ORDER}), '{}')) AS starts,
-         array_send(coalesce(array_agg(p.end_ms::float8 ${ORDER}), '{}')) AS ends,
-         array_send(coalesce(array_agg(p.value ${ORDER}), '{}')) AS "values",
-         array_send(coalesce(array_agg(p.source_id::float8 ${ORDER}), '{}')) AS sources
+         ${float8ArraySql(`coalesce(array_agg(p.start_ms::float8 ${ORDER}), '{}')`)} AS starts,
+         ${float8ArraySql(`coalesce(array_agg(p.end_ms::float8 ${ORDER}), '{}')`)} AS ends,
+         ${float8ArraySql(`coalesce(array_agg(p.value ${ORDER}), '{}')`)} AS "values",
+         ${float8ArraySql(`coalesce(array_agg(p.source_id::float8 ${ORDER}), '{}')`)} AS sources
   FROM (
     SELECT s.uuid, s.start_ms, s.end_ms, s.value, s.source_id
     FROM samples s
@@ -64,14 +64,14 @@ export async function samplesPageColumns(
 ): Promise<SampleColumns> {
   const typeId = await sampleTypeId(db, identifier);
   if (typeId === null) return EMPTY;
-  const { rows } = await db.query<{ uuids: string; starts: Buffer; ends: Buffer; values: Buffer; sources: Buffer }>(SAMPLES_PAGE_SQL, [userId, typeId, start, end, limit, offset]);
+  const { rows } = await db.query<{ uuids: string; starts: string; ends: string; values: string; sources: string }>(SAMPLES_PAGE_SQL, [userId, typeId, start, end, limit, offset]);
   const row = rows[0];
-  const sourceIds = float8ArrayFromBinary(row.sources);
+  const sourceIds = float8ArrayFromSql(row.sources);
   return {
     uuids: row.uuids,
-    starts: float8ArrayFromBinary(row.starts),
-    ends: float8ArrayFromBinary(row.ends),
-    values: float8ArrayFromBinary(row.values),
+    starts: float8ArrayFromSql(row.starts),
+    ends: float8ArrayFromSql(row.ends),
+    values: float8ArrayFromSql(row.values),
     sourceIds,
     sources: await sourceNames(db, sourceIds),
   };

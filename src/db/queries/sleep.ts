@@ -5,7 +5,7 @@
 // sleep export (through src/reads/sleep.ts).
 import type { SleepColumns } from '../../core/sleep-nights.js';
 import { SLEEP_ANALYSIS } from '../../core/registry.js';
-import { float8ArrayFromBinary } from '../binary-arrays.js';
+import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import type { Db } from '../pool.js';
 
 /**
@@ -18,22 +18,22 @@ import type { Db } from '../pool.js';
  * 1): one unknown source.
  */
 const SLEEP_SAMPLE_ARRAYS_SQL = `
-  SELECT array_send(coalesce(array_agg(s.start_ms::float8 ORDER BY s.start_ms, s.uuid), '{}')) AS starts,
-         array_send(coalesce(array_agg(s.end_ms::float8 ORDER BY s.start_ms, s.uuid), '{}')) AS ends,
-         array_send(coalesce(array_agg(s.value ORDER BY s.start_ms, s.uuid), '{}')) AS "values",
-         array_send(coalesce(array_agg(coalesce(s.source_id, 0)::float8 ORDER BY s.start_ms, s.uuid), '{}')) AS sources
+  SELECT ${float8ArraySql(`coalesce(array_agg(s.start_ms::float8 ORDER BY s.start_ms, s.uuid), '{}')`)} AS starts,
+         ${float8ArraySql(`coalesce(array_agg(s.end_ms::float8 ORDER BY s.start_ms, s.uuid), '{}')`)} AS ends,
+         ${float8ArraySql(`coalesce(array_agg(s.value ORDER BY s.start_ms, s.uuid), '{}')`)} AS "values",
+         ${float8ArraySql(`coalesce(array_agg(coalesce(s.source_id, 0)::float8 ORDER BY s.start_ms, s.uuid), '{}')`)} AS sources
   FROM samples s
   WHERE s.user_id = $1
     AND s.type_id = (SELECT type_id FROM sample_types WHERE identifier = $2)
     AND s.start_ms >= $3 AND s.start_ms < $4`;
 
 export async function sleepSampleColumns(db: Db, userId: string, fromMs: number, toMs: number): Promise<SleepColumns> {
-  const { rows } = await db.query<{ starts: Buffer; ends: Buffer; values: Buffer; sources: Buffer }>(SLEEP_SAMPLE_ARRAYS_SQL, [userId, SLEEP_ANALYSIS, fromMs, toMs]);
+  const { rows } = await db.query<{ starts: string; ends: string; values: string; sources: string }>(SLEEP_SAMPLE_ARRAYS_SQL, [userId, SLEEP_ANALYSIS, fromMs, toMs]);
   const row = rows[0];
   return {
-    startMs: float8ArrayFromBinary(row.starts),
-    endMs: float8ArrayFromBinary(row.ends),
-    value: float8ArrayFromBinary(row.values),
-    sourceId: float8ArrayFromBinary(row.sources),
+    startMs: float8ArrayFromSql(row.starts),
+    endMs: float8ArrayFromSql(row.ends),
+    value: float8ArrayFromSql(row.values),
+    sourceId: float8ArrayFromSql(row.sources),
   };
 }

@@ -2,27 +2,44 @@
 // recorded streams as float8 arrays. The page walks the (user_id, start_ms
 // DESC, uuid) index; a workout's route and streams are found by their primary
 // keys (workout_uuid), so each page costs at most limit + offset index rows.
+import type pg from 'pg';
+import { jsonNumber } from '../../core/json-text.js';
 import { prepared, type Db } from '../pool.js';
-import { float8ArrayFromBinary } from '../binary-arrays.js';
+import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
+import { typeIdentifiers } from '../names.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
 
-// Summary fields of `w`. A route counts when any of its arrays holds a point;
-// availableMetrics are the identifiers of the workout's streams, sorted. The
-// route test is a scalar subquery, not EXISTS: the planner may turn an EXISTS
-// into a hash over every user's routes instead of one primary-key probe a row.
-/** The WorkoutSummary columns of a row of `workouts w`. */
+// Summary fields of `w`, in WorkoutSummary's order. hasRoute is the route
+// row's has_points (the storage contract's rule, kept by PostgreSQL: migration
+// 5); the route test is a scalar subquery, not EXISTS: the planner may turn an
+// EXISTS into a hash over every user's routes instead of one primary-key probe
+// a row. The streams come as type ids, named and sorted from the per-pool cache
+// (`nameStreams`): a join to sample_types costs PostgreSQL a hash of it per
+// workout.
 const WORKOUT_SUMMARY_COLUMNS = `
   w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
   w.duration_s AS "durationS", w.distance_m AS "distanceM", w.energy_kcal AS "energyKcal",
-  coalesce((
-    SELECT greatest(cardinality(r.times_ms), cardinality(r.latitudes), cardinality(r.longitudes)) > 0
-    FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id
-  ), false) AS "hasRoute",
-  ARRAY(
-    SELECT t.identifier FROM workout_streams s JOIN sample_types t ON t.type_id = s.type_id
-    WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id
-    ORDER BY t.identifier COLLATE "C"
-  ) AS "availableMetrics"`;
+  coalesce((SELECT r.has_points FROM workout_routes r WHERE r.workout_uuid = w.uuid AND r.user_id = w.user_id), false) AS "hasRoute",
+  ARRAY(SELECT s.type_id FROM workout_streams s WHERE s.workout_uuid = w.uuid AND s.user_id = w.user_id) AS "availableMetrics"`;
+
+/** A WorkoutSummary as a row of values, in its fields' order. */
+export type WorkoutSummaryRow = [
+  uuid: string,
+  activityType: string,
+  start: number,
+  end: number,
+  durationS: number | null,
+  distanceM: number | null,
+  energyKcal: number | null,
+  hasRoute: boolean,
+  availableMetrics: string[],
+];
+
+/** Lists of stream type ids as their identifiers, sorted (bytewise: identifiers are ASCII). */
+async function nameStreams(db: Db, lists: readonly number[][]): Promise<string[][]> {
+  const names = await typeIdentifiers(db, lists.flat());
+  return lists.map((ids) => ids.map((id) => names.get(id)!).sort());
+}
 
 export interface WorkoutFilter {
   /** Workouts starting at or after, epoch ms. */
@@ -35,23 +52,68 @@ export interface WorkoutFilter {
   offset: number;
 }
 
-/** One page of a user's workouts, newest first (start_ms DESC, then uuid). */
-export async function listWorkouts(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryT[]> {
-  const { rows } = await db.query<WorkoutSummaryT>(
-    `SELECT ${WORKOUT_SUMMARY_COLUMNS}
-     FROM workouts w
-     WHERE w.user_id = $1
-       AND ($2::bigint IS NULL OR w.start_ms >= $2)
-       AND ($3::bigint IS NULL OR w.start_ms < $3)
-       AND ($4::text IS NULL OR w.activity_type = $4)
-     ORDER BY w.start_ms DESC, w.uuid
-     LIMIT $5 OFFSET $6`,
-    [userId, filter.start ?? null, filter.end ?? null, filter.activityType ?? null, filter.limit, filter.offset],
-  );
+// One prepared statement per combination of filters given: each has a plan of
+// its own (the activity type's index with one, the start index without).
+const PAGE_STATEMENTS = new Map<number, (values: unknown[]) => pg.QueryConfig>();
+
+function pageQuery(userId: string, filter: WorkoutFilter): pg.QueryArrayConfig {
+  const values: unknown[] = [userId];
+  const where = ['w.user_id = $1'];
+  const add = (condition: string, value: unknown) => where.push(condition.replace('?', `$${values.push(value)}`));
+  if (filter.start !== undefined) add('w.start_ms >= ?', filter.start);
+  if (filter.end !== undefined) add('w.start_ms < ?', filter.end);
+  if (filter.activityType !== undefined) add('w.activity_type = ?', filter.activityType);
+  const shape = (filter.start !== undefined ? 1 : 0) | (filter.end !== undefined ? 2 : 0) | (filter.activityType !== undefined ? 4 : 0);
+  let statement = PAGE_STATEMENTS.get(shape);
+  if (!statement) {
+    const n = values.length;
+    statement = prepared(
+      `SELECT ${WORKOUT_SUMMARY_COLUMNS} FROM workouts w WHERE ${where.join(' AND ')} ORDER BY w.start_ms DESC, w.uuid LIMIT $${n + 1} OFFSET $${n + 2}`,
+    );
+    PAGE_STATEMENTS.set(shape, statement);
+  }
+  return { ...statement([...values, filter.limit, filter.offset]), rowMode: 'array' as const };
+}
+
+/** One page of a user's workouts, newest first (start_ms DESC, then uuid), as rows of values. */
+export async function workoutRows(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryRow[]> {
+  const { rows } = await db.query<WorkoutSummaryRow>(pageQuery(userId, filter));
+  // The page holds the streams' type ids until they are named here.
+  const metrics = await nameStreams(db, rows.map((row) => row[8] as unknown as number[]));
+  rows.forEach((row, i) => (row[8] = metrics[i]));
   return rows;
 }
 
-interface DetailRow extends WorkoutSummaryT {
+/** One page of a user's workouts, newest first, as objects. */
+export async function listWorkouts(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryT[]> {
+  return (await workoutRows(db, userId, filter)).map(([uuid, activityType, start, end, durationS, distanceM, energyKcal, hasRoute, availableMetrics]) => ({
+    uuid, activityType, start, end, durationS, distanceM, energyKcal, hasRoute, availableMetrics,
+  }));
+}
+
+/** /v1/workouts' body: the bytes JSON.stringify({ workouts: listWorkouts(…), nextOffset }) gives, built as text. */
+export function workoutsBody(rows: readonly WorkoutSummaryRow[], offset: number): string {
+  let body = '{"workouts":[';
+  for (let i = 0; i < rows.length; i++) {
+    const [uuid, activityType, start, end, durationS, distanceM, energyKcal, hasRoute, availableMetrics] = rows[i];
+    body +=
+      (i === 0 ? '{"uuid":"' : ',{"uuid":"') +
+      uuid +
+      '","activityType":' + JSON.stringify(activityType) +
+      ',"start":' + jsonNumber(start) +
+      ',"end":' + jsonNumber(end) +
+      ',"durationS":' + jsonNumber(durationS) +
+      ',"distanceM":' + jsonNumber(distanceM) +
+      ',"energyKcal":' + jsonNumber(energyKcal) +
+      (hasRoute ? ',"hasRoute":true,"availableMetrics":' : ',"hasRoute":false,"availableMetrics":') +
+      (availableMetrics.length === 0 ? '[]' : JSON.stringify(availableMetrics)) +
+      '}';
+  }
+  return body + '],"nextOffset":' + (offset + rows.length) + '}';
+}
+
+interface DetailRow extends Omit<WorkoutSummaryT, 'availableMetrics'> {
+  availableMetrics: number[];
   statistics: WorkoutDetailT['statisticsDetail'] | null;
   events: WorkoutDetailT['events'] | null;
   activities: WorkoutDetailT['activities'] | null;
@@ -68,8 +130,9 @@ export async function findWorkout(db: Db, userId: string, uuid: string): Promise
   const { rows } = await db.query<DetailRow>(WORKOUT_DETAIL([userId, uuid]));
   if (rows.length === 0) return undefined;
   // A jsonb null arrives as null too; absent detail reads as empty.
-  const { statistics, events, activities, ...summary } = rows[0];
-  return { ...summary, statisticsDetail: statistics ?? {}, events: events ?? [], activities: activities ?? [] };
+  const { statistics, events, activities, availableMetrics, ...summary } = rows[0];
+  const [metrics] = await nameStreams(db, [availableMetrics]);
+  return { ...summary, availableMetrics: metrics, statisticsDetail: statistics ?? {}, events: events ?? [], activities: activities ?? [] };
 }
 
 export interface WorkoutBounds {
@@ -104,15 +167,15 @@ export async function workoutStreams(
   uuid: string,
   identifiers?: readonly string[],
 ): Promise<StreamRow[]> {
-  // Arrays come in PostgreSQL's binary form and are decoded into Float64Arrays directly.
-  const { rows } = await db.query<{ identifier: string; times: Buffer; values: Buffer }>(
-    `SELECT t.identifier, array_send(s.times_ms::float8[]) AS times, array_send(s."values"::float8[]) AS "values"
+  // Arrays come in PostgreSQL's binary form (as base64) and are decoded into Float64Arrays directly.
+  const { rows } = await db.query<{ identifier: string; times: string; values: string }>(
+    `SELECT t.identifier, ${float8ArraySql(`s.times_ms::float8[]`)} AS times, ${float8ArraySql(`s."values"::float8[]`)} AS "values"
      FROM workout_streams s JOIN sample_types t ON t.type_id = s.type_id
      WHERE s.workout_uuid = $2 AND s.user_id = $1 AND ($3::text[] IS NULL OR t.identifier = ANY ($3))
      ORDER BY t.identifier COLLATE "C"`,
     [userId, uuid, identifiers ?? null],
   );
-  return rows.map((row) => ({ identifier: row.identifier, times: float8ArrayFromBinary(row.times), values: float8ArrayFromBinary(row.values) }));
+  return rows.map((row) => ({ identifier: row.identifier, times: float8ArrayFromSql(row.times), values: float8ArrayFromSql(row.values) }));
 }
 
 export interface RouteWorkout extends WorkoutBounds {
@@ -126,17 +189,17 @@ export interface RouteWorkout extends WorkoutBounds {
 
 /** The workout's bounds and route arrays, or undefined when the workout is missing or someone else's. */
 export async function findWorkoutRoute(db: Db, userId: string, uuid: string): Promise<RouteWorkout | undefined> {
-  // One primary-key probe each; the arrays come in binary form, decoded straight into Float64Arrays.
-  const { rows } = await db.query<WorkoutBounds & { activityType: string; times: Buffer | null; latitudes: Buffer | null; longitudes: Buffer | null; altitudes: Buffer | null }>(
+  // One primary-key probe each; the arrays come in binary form (as base64), decoded straight into Float64Arrays.
+  const { rows } = await db.query<WorkoutBounds & { activityType: string; times: string | null; latitudes: string | null; longitudes: string | null; altitudes: string | null }>(
     `SELECT w.uuid::text AS uuid, w.start_ms AS start, w.end_ms AS "end", w.activity_type AS "activityType",
-            array_send(r.times_ms::float8[]) AS times, array_send(r.latitudes) AS latitudes,
-            array_send(r.longitudes) AS longitudes, array_send(r.altitudes_m) AS altitudes
+            ${float8ArraySql(`r.times_ms::float8[]`)} AS times, ${float8ArraySql(`r.latitudes`)} AS latitudes,
+            ${float8ArraySql(`r.longitudes`)} AS longitudes, ${float8ArraySql(`r.altitudes_m`)} AS altitudes
      FROM workouts w LEFT JOIN workout_routes r ON r.workout_uuid = w.uuid AND r.user_id = w.user_id
      WHERE w.uuid = $2 AND w.user_id = $1`,
     [userId, uuid],
   );
   if (rows.length === 0) return undefined;
   const { times, latitudes, longitudes, altitudes, ...workout } = rows[0];
-  const decode = (bytes: Buffer | null) => (bytes ? float8ArrayFromBinary(bytes) : new Float64Array(0));
+  const decode = (text: string | null) => (text ? float8ArrayFromSql(text) : new Float64Array(0));
   return { ...workout, times: decode(times), latitudes: decode(latitudes), longitudes: decode(longitudes), altitudes: decode(altitudes) };
 }
