@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDatabase, stopOwnCluster, tmpRoot, type TestDatabase } from './support/db.js';
+import { createTestDatabase, sampleCountMismatches, stopOwnCluster, tmpRoot, type TestDatabase } from './support/db.js';
 import { importCli } from './support/import-cli.js';
 import { startServer } from './support/server.js';
 import {
@@ -364,6 +364,7 @@ test('importing the same export again changes nothing', async () => {
   assert.match(run.stdout, new RegExp(`${FIXTURE_RECORDS} samples written \\(0 new\\)`));
   const again = await Promise.all(['samples', 'workouts', 'workout_routes', 'workout_streams', 'activity_summaries', 'daily_aggregates', 'upload_batches'].map((t) => count(t)));
   assert.deepEqual(again, before);
+  assert.deepEqual(await sampleCountMismatches(db), [], 'the counts the catalog reads are the samples stored');
 });
 
 test('a newer export, written after travelling to Berlin, adds only what is new', async () => {
@@ -381,6 +382,7 @@ test('a newer export, written after travelling to Berlin, adds only what is new'
   const run = await importCli([newer], { ...env(), SERVICE_USER_ID: USER });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(await count('samples'), FIXTURE_SAMPLES + 2);
+  assert.deepEqual(await sampleCountMismatches(db), []);
   assert.equal(await count('workouts'), 3);
   assert.equal(await count('workout_routes'), 2);
   assert.deepEqual((await buckets(`${Q}StepCount`)).map((b) => [b.day, b.sum]), [

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { INGEST } from '../src/limits.js';
-import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { createTestDatabase, sampleCountMismatches, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { sessionsIdleInTransaction, waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -322,4 +322,12 @@ describe('users and the optional reads', () => {
     const health = await getIngest(server.ingestUrl, '/healthz', { token: null });
     assert.deepEqual([health.status, health.body], [200, { ok: true }]);
   });
+});
+
+test('after every batch above (concurrent, overlapping, refused, deleting, for several users) the sample counts the catalog reads are the samples stored', async () => {
+  const [{ users, samples }] = await db.query<{ users: string; samples: string }>('SELECT count(DISTINCT user_id) AS users, count(*) AS samples FROM samples');
+  assert.ok(Number(users) >= 2 && Number(samples) > 5000, `the batches stored samples for several users (${users}, ${samples})`);
+  const [{ deltas }] = await db.query<{ deltas: string }>('SELECT count(*) AS deltas FROM sample_counts');
+  assert.ok(Number(deltas) > 0, 'the receiver wrote counts');
+  assert.deepEqual(await sampleCountMismatches(db), []);
 });

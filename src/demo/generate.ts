@@ -108,7 +108,7 @@ export async function generateDemo(connectionString: string, options: DemoOption
     await Promise.all(everyWriter().map((w) => w.abort()));
     throw error;
   }
-  await analyzeTables(connectionString);
+  await analyzeTables(connectionString, personas.map((p) => p.userId));
   return { userIds: personas.map((p) => p.userId), samples: samplesSoFar(), seconds: (performance.now() - started) / 1000 };
 }
 

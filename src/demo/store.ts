@@ -3,6 +3,7 @@
 // types and sources, and replaces its users — all through src/db/writes.
 import pg from 'pg';
 import { analyzeTables as analyze, replaceUsers } from '../db/writes/demo.js';
+import { recountSamples } from '../db/writes/sample-counts.js';
 import { claimTimeZone, registerSources, registerTypes } from '../db/writes/setup.js';
 import type { Persona } from './persona.js';
 import type { SourceKey } from './samples.js';
@@ -58,11 +59,12 @@ export async function prepareDatabase(connectionString: string, timeZone: string
   }
 }
 
-/** Fresh planner statistics once millions of rows have arrived. */
-export async function analyzeTables(connectionString: string): Promise<void> {
+/** The users' samples counted (the demo's COPY skips the counting triggers), and fresh planner statistics, once millions of rows have arrived. */
+export async function analyzeTables(connectionString: string, userIds: readonly string[]): Promise<void> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
+    await recountSamples(client, userIds);
     await analyze(client);
   } finally {
     await client.end();

@@ -25,6 +25,7 @@ import { Progress, type ProgressOutput } from './progress.js';
 import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
 import { analyzeSamples, buildWorkoutStreams, recordUploadBatch, userHasSamples } from '../db/writes/import.js';
+import { recountSamples } from '../db/writes/sample-counts.js';
 import { replaceOnlyUsers } from '../db/writes/demo.js';
 import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
@@ -136,6 +137,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     const samples = await loader.finish();
     loader = null;
 
+    await recountSamples(client, [userId]);
     await analyzeSamples(client);
     warn('import: workout routes and streams…');
     await importRoutes(attachments, xml.routeReferences, client, userId);

@@ -23,6 +23,7 @@ import {
   type ProfileSnapshot,
 } from '../db/writes/ingest.js';
 import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
+import { compactSampleCounts } from '../db/writes/sample-counts.js';
 import { INGEST } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { Line } from './body.js';
@@ -82,8 +83,8 @@ const SAMPLE_CHECKS = Object.fromEntries(Object.entries(SampleOfKind).map(([kind
 const WRAPPED_CHECKS = Object.fromEntries(Object.entries(WRAPPED).map(([kind, schema]) => [kind, compile(schema)])) as Record<string, Checker>;
 const KIND_NAMES: ReadonlySet<string> = new Set(Object.keys(SampleOfKind));
 
-/** Sessions whose staging tables exist already. */
-const prepared = new WeakSet<pg.ClientBase>();
+/** Sessions whose staging tables exist already, and whether each counts its samples itself (it skips the triggers with the foreign-key checks). */
+const prepared = new WeakMap<pg.ClientBase, { countsSamples: boolean }>();
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -175,6 +176,9 @@ class LineReader {
   }
 }
 
+/** Batches this process has written, for folding the sample counts now and then (INGEST.foldCountsEvery). */
+let batchesWritten = 0;
+
 /** Stages one batch's lines (its samples straight into `samples`), then stores them. */
 class BatchWriter {
   private readonly staging: Staging;
@@ -189,6 +193,7 @@ class BatchWriter {
     private readonly client: pg.ClientBase,
     private readonly store: BatchStore,
     private readonly userId: string,
+    private readonly countsSamples: boolean,
   ) {
     this.staging = new Staging(client);
     this.samples = new SampleCopy(client, this.staging, userId);
@@ -285,8 +290,15 @@ class BatchWriter {
     }
     const activitySummaries = staging.has('summaries') ? await replaceStagedSummaries(client, userId) : 0;
     if (this.profile) await replaceProfile(client, userId, this.profile, nowMs);
-    const deleted = staging.has('deletions') ? await deleteStaged(client, userId) : 0;
-    await countTypeUploads(client, userId, [...this.sampleTypes], nowMs);
+    const deletions = staging.has('deletions') ? await deleteStaged(client, userId) : null;
+    let counts: Map<number, number> | null = null;
+    if (this.countsSamples) {
+      counts = new Map(this.samples.createdByType);
+      for (const [type, n] of deletions?.samplesByType ?? []) counts.set(type, (counts.get(type) ?? 0) - n);
+    }
+    await countTypeUploads(client, userId, [...this.sampleTypes], nowMs, counts);
+    if (++batchesWritten % INGEST.foldCountsEvery === 0) await compactSampleCounts(client, [userId]);
+    const deleted = deletions?.deleted ?? 0;
     return { accepted, deleted, routePoints, seriesPoints, aggregateSamples, activitySummaries };
   }
 }
@@ -377,16 +389,17 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
       log.warn('X-Batch-ID differs from the header batchID', { userId, header: header.batchId });
     }
     client = await store.pool.connect();
-    if (!prepared.has(client)) {
+    let session = prepared.get(client);
+    if (!session) {
       await client.query(CREATE_STAGING_SQL);
-      await skipForeignKeyChecks(client, 'samples');
-      prepared.add(client);
+      session = { countsSamples: await skipForeignKeyChecks(client, 'samples') };
+      prepared.set(client, session);
     }
     const nowMs = Date.now();
     await client.query('BEGIN');
     began = true;
     const fresh = await openBatch(client, userId, header.batchId, header.sampleCount, nowMs);
-    writer = fresh ? new BatchWriter(client, store, userId) : null;
+    writer = fresh ? new BatchWriter(client, store, userId, session.countsSamples) : null;
     await readLines(lines, header, writer);
     if (writer === null) {
       await client.query('ROLLBACK');

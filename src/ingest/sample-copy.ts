@@ -70,6 +70,10 @@ export class SampleCopy {
   private other: Buffer | null = null;
   private used = BINARY_COPY_HEADER.length;
   private rows = 0;
+  /** The filling chunk's samples per type id. */
+  private chunkTypes = new Map<number, number>();
+  /** Samples created so far, per type id (for the sample counts: src/db/writes/sample-counts.ts). */
+  readonly createdByType = new Map<number, number>();
   /** Samples created so far. */
   private created = 0;
   /** Whether refused chunks wait in the staging table for the sorted statement at the end. */
@@ -105,6 +109,7 @@ export class SampleCopy {
     }
     this.used = writeSampleRow(this.filling, this.used, this.userIdBytes, writeUuidText, uuid, typeId, sourceId, row);
     this.rows++;
+    this.chunkTypes.set(typeId, (this.chunkTypes.get(typeId) ?? 0) + 1);
     return this.rows >= INGEST.stagingRows ? this.flush() : undefined;
   }
 
@@ -112,7 +117,7 @@ export class SampleCopy {
   async flush(): Promise<void> {
     if (this.rows === 0) return;
     const bytes = this.filling.subarray(0, this.used + BINARY_COPY_TRAILER.copy(this.filling, this.used));
-    const rows = this.rows;
+    const types = this.chunkTypes;
     const inOrder = this.inOrder;
     // The other buffer's chunk is stored before this one starts (queue waits for it), and the rows after
     // this chunk are added only once it started.
@@ -121,7 +126,8 @@ export class SampleCopy {
     this.filling = next;
     this.used = BINARY_COPY_HEADER.length;
     this.rows = 0;
-    await this.staging.queue(() => this.store(bytes, rows, inOrder));
+    this.chunkTypes = new Map();
+    await this.staging.queue(() => this.store(bytes, types, inOrder));
   }
 
   /**
@@ -141,12 +147,19 @@ export class SampleCopy {
   async finish(): Promise<number> {
     if (this.stagedLater) {
       this.stagedLater = false;
-      this.created += await insertStagedSamples(this.client);
+      this.addCreated(await insertStagedSamples(this.client));
     }
     return this.created;
   }
 
-  private async store(bytes: Buffer, rows: number, inOrder: boolean): Promise<void> {
+  private addCreated(byType: ReadonlyMap<number, number>): void {
+    for (const [type, n] of byType) {
+      this.createdByType.set(type, (this.createdByType.get(type) ?? 0) + n);
+      this.created += n;
+    }
+  }
+
+  private async store(bytes: Buffer, types: ReadonlyMap<number, number>, inOrder: boolean): Promise<void> {
     if (!inOrder) {
       await copyWhole(this.client, STAGED_SQL, bytes);
       this.stagedLater = true;
@@ -155,12 +168,12 @@ export class SampleCopy {
     await this.client.query(`SAVEPOINT ${SAVEPOINT}`);
     try {
       await copyWhole(this.client, DIRECT_SQL, bytes);
-      this.created += rows;
+      this.addCreated(types);
     } catch (error) {
       if (codeOf(error) !== UNIQUE_VIOLATION) throw error;
       await this.client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
       await copyWhole(this.client, STAGED_SQL, bytes);
-      this.created += await moveStagedSamples(this.client);
+      this.addCreated(await moveStagedSamples(this.client));
     }
     // Not released: the commit ends it with the batch, and a RELEASE would be one more round trip a chunk.
     // The next chunk's savepoint of the same name is the one a ROLLBACK TO then returns to.

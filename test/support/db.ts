@@ -101,3 +101,19 @@ export async function stopOwnCluster(): Promise<void> {
   rmSync(ownCluster.dir, { recursive: true, force: true });
   ownCluster = null;
 }
+
+/**
+ * Users and types whose sample count (migration 6: the sum of sample_counts)
+ * differs from the samples stored, as 'user type counted stored'; [] when
+ * every count is right.
+ */
+export async function sampleCountMismatches(db: Pick<TestDatabase, 'query'>): Promise<string[]> {
+  const rows = await db.query<{ k: string }>(
+    `SELECT coalesce(c.user_id, s.user_id) || ' ' || coalesce(c.type_id, s.type_id) || ' ' || coalesce(c.n, 0) || ' ' || coalesce(s.n, 0) AS k
+     FROM (SELECT user_id, type_id, sum(n) AS n FROM sample_counts GROUP BY user_id, type_id HAVING sum(n) <> 0) c
+     FULL JOIN (SELECT user_id, type_id, count(*) AS n FROM samples GROUP BY user_id, type_id) s ON s.user_id = c.user_id AND s.type_id = c.type_id
+     WHERE c.n IS DISTINCT FROM s.n
+     ORDER BY 1`,
+  );
+  return rows.map((row) => row.k);
+}

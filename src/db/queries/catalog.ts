@@ -1,6 +1,6 @@
 // Row counts and time bounds per type for one user, raw and aggregate, plus the
-// special kinds kept in their own tables. Exact counts: the catalog cache keeps
-// this off the hot path.
+// special kinds kept in their own tables. Exact counts: the samples' are kept
+// by triggers as they are written (migration 6), the rest are counted.
 import type { Db } from '../pool.js';
 
 export interface CatalogRow {
@@ -16,15 +16,13 @@ export interface CatalogRow {
 export async function catalogRows(db: Db, userId: string): Promise<CatalogRow[]> {
   const { rows } = await db.query<CatalogRow>(
     `WITH raw AS (
-       -- Per known type, one (user_id, type_id) range of the samples index: never a
-       -- sequential scan, which a GROUP BY over a user's rows would otherwise get.
-       SELECT t.type_id, c.n, c.earliest, c.latest
-       FROM sample_types t
-       CROSS JOIN LATERAL (
-         SELECT count(*) AS n, min(s.start_ms) AS earliest, max(s.start_ms) AS latest
-         FROM samples s WHERE s.user_id = $1 AND s.type_id = t.type_id
-       ) c
-       WHERE c.n > 0
+       -- The counts the writers' triggers keep (migration 6), and per counted type
+       -- the first and last start: one probe each at either end of the
+       -- (user_id, type_id, start_ms) index range.
+       SELECT c.type_id, c.n,
+              (SELECT min(s.start_ms) FROM samples s WHERE s.user_id = $1 AND s.type_id = c.type_id) AS earliest,
+              (SELECT max(s.start_ms) FROM samples s WHERE s.user_id = $1 AND s.type_id = c.type_id) AS latest
+       FROM (SELECT type_id, sum(n) AS n FROM sample_counts WHERE user_id = $1 GROUP BY type_id HAVING sum(n) > 0) c
      ), agg AS (
        SELECT type_id, count(*) AS n, min(day)::text AS first_day, max(day)::text AS last_day
        FROM daily_aggregates WHERE user_id = $1 GROUP BY type_id

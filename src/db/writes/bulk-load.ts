@@ -5,6 +5,7 @@
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { SAMPLE_COUNT_TRIGGERS } from '../migrations.js';
 
 /** `COPY table (columns) FROM STDIN` in PostgreSQL's text or binary format. */
 export function copyFromStdinSql(table: string, columns: readonly string[], format: 'text' | 'binary'): string {
@@ -22,19 +23,22 @@ export async function copyWhole(client: pg.ClientBase, sql: string, data: Buffer
 /**
  * Makes this session stop firing triggers (session_replication_role =
  * replica), as pg_restore --disable-triggers does — but only when every
- * trigger on the table and its partitions belongs to a foreign key and it has
- * no rules, so nothing but those checks (half the load time of `samples`) is
- * skipped, and only where the role may set it (superusers, or a grant on the
- * parameter). Answers whether the checks are off; otherwise they run.
+ * trigger on the table and its partitions belongs to a foreign key or counts
+ * samples (migration 6) and it has no rules, so nothing but those checks (half
+ * the load time of `samples`) and the counting is skipped, and only where the
+ * role may set it (superusers, or a grant on the parameter). Answers whether
+ * the checks are off; otherwise they run. When they are off, the caller
+ * counts the samples it writes and deletes itself
+ * (src/db/writes/sample-counts.ts).
  */
 export async function skipForeignKeyChecks(client: pg.ClientBase, table: string): Promise<boolean> {
   const { rows } = await client.query<{ only_foreign_keys: boolean }>(
     `WITH tree AS (SELECT $1::regclass AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass))
      SELECT NOT EXISTS (
               SELECT 1 FROM pg_trigger t LEFT JOIN pg_constraint c ON c.oid = t.tgconstraint
-              WHERE t.tgrelid IN (SELECT relid FROM tree) AND c.contype IS DISTINCT FROM 'f')
+              WHERE t.tgrelid IN (SELECT relid FROM tree) AND c.contype IS DISTINCT FROM 'f' AND t.tgname <> ALL ($2::text[]))
         AND NOT EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class IN (SELECT relid FROM tree)) AS only_foreign_keys`,
-    [table],
+    [table, SAMPLE_COUNT_TRIGGERS],
   );
   if (!rows[0].only_foreign_keys) return false;
   return client.query('SET session_replication_role = replica').then(

@@ -113,22 +113,35 @@ const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');
  * alone: the path of a chunk whose direct COPY was refused
  * (src/ingest/sample-copy.ts). Every batch moves staged rows in this one
  * order, so two batches staging the same samples wait for each other instead
- * of deadlocking. Answers rows created.
+ * of deadlocking. Answers the samples created per type id.
  */
-export async function insertStagedSamples(client: pg.ClientBase): Promise<number> {
-  const { rowCount } = await client.query(
-    `INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM ingest_samples ORDER BY start_ms, uuid ON CONFLICT DO NOTHING`,
+export async function insertStagedSamples(client: pg.ClientBase): Promise<Map<number, number>> {
+  return countsByType(
+    client,
+    `WITH created AS (
+       INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM ingest_samples ORDER BY start_ms, uuid ON CONFLICT DO NOTHING
+       RETURNING type_id
+     )
+     SELECT type_id, count(*)::int AS n FROM created GROUP BY type_id`,
   );
-  return rowCount ?? 0;
 }
 
 /** The same, emptying the staging table (a batch in (start, uuid) order moves each refused chunk at once). */
-export async function moveStagedSamples(client: pg.ClientBase): Promise<number> {
-  const { rowCount } = await client.query(
-    `WITH moved AS (DELETE FROM ingest_samples RETURNING *)
-     INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM moved ORDER BY start_ms, uuid ON CONFLICT DO NOTHING`,
+export async function moveStagedSamples(client: pg.ClientBase): Promise<Map<number, number>> {
+  return countsByType(
+    client,
+    `WITH moved AS (DELETE FROM ingest_samples RETURNING *), created AS (
+       INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM moved ORDER BY start_ms, uuid ON CONFLICT DO NOTHING
+       RETURNING type_id
+     )
+     SELECT type_id, count(*)::int AS n FROM created GROUP BY type_id`,
   );
-  return rowCount ?? 0;
+}
+
+/** Runs `sql`, a statement answering (type_id, n) rows, as a map of type id to n. */
+async function countsByType(client: pg.ClientBase, sql: string, values: unknown[] = []): Promise<Map<number, number>> {
+  const { rows } = await client.query<[number, number]>({ text: sql, values, rowMode: 'array' });
+  return new Map(rows);
 }
 
 export async function insertStagedWorkouts(client: pg.ClientBase, userId: string): Promise<number> {
@@ -333,32 +346,46 @@ export async function replaceProfile(client: pg.ClientBase, userId: string, prof
  * be partitioned one day (then nothing is deleted, and the tests say so).
  * Answers the sample rows removed.
  */
-export async function deleteStaged(client: pg.ClientBase, userId: string): Promise<number> {
+export async function deleteStaged(client: pg.ClientBase, userId: string): Promise<{ deleted: number; samplesByType: Map<number, number> }> {
+  const doomed = (table: string) =>
+    `DELETE FROM ${table}
+     WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)))
+       AND tableoid = '${table}'::regclass AND user_id = $1`;
+  const samplesByType = await countsByType(client, `WITH gone AS (${doomed('samples')} RETURNING type_id) SELECT type_id, count(*)::int AS n FROM gone GROUP BY type_id`, [userId]);
   let deleted = 0;
-  for (const table of ['samples', 'workouts', 'state_of_mind']) {
-    const { rowCount } = await client.query(
-      `DELETE FROM ${table}
-       WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)))
-         AND tableoid = '${table}'::regclass AND user_id = $1`,
-      [userId],
-    );
-    deleted += rowCount ?? 0;
-  }
+  for (const n of samplesByType.values()) deleted += n;
+  for (const table of ['workouts', 'state_of_mind']) deleted += (await client.query(doomed(table), [userId])).rowCount ?? 0;
   for (const table of ['workout_routes', 'workout_streams']) {
     await client.query(`DELETE FROM ${table} WHERE user_id = $1 AND workout_uuid IN (SELECT uuid FROM ingest_deletions)`, [userId]);
   }
-  return deleted;
+  return { deleted, samplesByType };
 }
 
+// One statement for both, a round trip less a batch: the sample counts
+// appended ($4 type ids, $5 samples created minus deleted) and the uploads.
 const COUNT_TYPE_UPLOADS = prepared(
-  `INSERT INTO upload_type_stats (user_id, type_id, batches, last_batch_at_ms)
+  `WITH counted AS (
+     INSERT INTO sample_counts (user_id, type_id, n) SELECT $1, type_id, n FROM unnest($4::smallint[], $5::bigint[]) AS c (type_id, n)
+   )
+   INSERT INTO upload_type_stats (user_id, type_id, batches, last_batch_at_ms)
    SELECT $1, type_id, 1, $3 FROM unnest($2::smallint[]) AS t (type_id) ORDER BY type_id
    ON CONFLICT (user_id, type_id) DO UPDATE SET
      batches = upload_type_stats.batches + 1, last_batch_at_ms = greatest(upload_type_stats.last_batch_at_ms, EXCLUDED.last_batch_at_ms)`,
 );
 
-/** One more batch for each type its sample lines carried (GET /v1/stats). */
-export async function countTypeUploads(client: pg.ClientBase, userId: string, typeIds: readonly number[], nowMs: number): Promise<void> {
-  if (typeIds.length === 0) return;
-  await client.query(COUNT_TYPE_UPLOADS([userId, [...typeIds].sort((a, b) => a - b), nowMs]));
+/**
+ * One more batch for each type its sample lines carried (GET /v1/stats), and
+ * the samples the batch created or deleted per type (`samples`: given when
+ * the session skipped the counting triggers, src/db/writes/sample-counts.ts).
+ */
+export async function countTypeUploads(
+  client: pg.ClientBase,
+  userId: string,
+  typeIds: readonly number[],
+  nowMs: number,
+  samples: ReadonlyMap<number, number> | null,
+): Promise<void> {
+  const counted = [...(samples ?? [])].filter(([, n]) => n !== 0);
+  if (typeIds.length === 0 && counted.length === 0) return;
+  await client.query(COUNT_TYPE_UPLOADS([userId, [...typeIds].sort((a, b) => a - b), nowMs, counted.map(([type]) => type), counted.map(([, n]) => n)]));
 }

@@ -1,0 +1,87 @@
+// The cold catalog (issue 12): what /v1/catalog/types costs when its cache
+// holds nothing for the user — after a start, for a new user, or past the
+// stale window — on the bench dataset's heavy users (bench/lib/dataset.ts).
+// healthd reads the samples' counts that the writers keep (migration 6) and
+// two index probes per type; the baseline is the cheapest SQL that yields the
+// same rows without them: one index range per type, counted. Both run on one
+// connection, alternating, each time's median over the runs; the rows are
+// checked equal first. Writes the `catalog` section of bench/RESULTS.md
+// (`--no-write`: print only).
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { catalogRows } from '../src/db/queries/catalog.js';
+import '../src/db/pool.js';
+import { DATASET, openDataset } from './lib/dataset.js';
+import { writeSection } from './lib/report.js';
+
+const args = parseArgs({ options: { runs: { type: 'string', default: '5' }, 'no-write': { type: 'boolean', default: false } } }).values;
+const RUNS = Number(args.runs);
+
+/** The catalog's rows counted from the samples themselves: its statement before migration 6. */
+const COUNTED_SQL = `WITH raw AS (
+    SELECT t.type_id, c.n, c.earliest, c.latest
+    FROM sample_types t
+    CROSS JOIN LATERAL (SELECT count(*) AS n, min(s.start_ms) AS earliest, max(s.start_ms) AS latest FROM samples s WHERE s.user_id = $1 AND s.type_id = t.type_id) c
+    WHERE c.n > 0
+  ), agg AS (
+    SELECT type_id, count(*) AS n, min(day)::text AS first_day, max(day)::text AS last_day FROM daily_aggregates WHERE user_id = $1 GROUP BY type_id
+  )
+  SELECT t.identifier, coalesce(raw.n, 0)::bigint AS "rawRows", coalesce(agg.n, 0)::bigint AS "aggregateRows",
+         raw.earliest AS "earliestRaw", raw.latest AS "latestRaw", agg.first_day AS "firstDay", agg.last_day AS "lastDay"
+  FROM sample_types t LEFT JOIN raw ON raw.type_id = t.type_id LEFT JOIN agg ON agg.type_id = t.type_id
+  WHERE raw.n IS NOT NULL OR agg.n IS NOT NULL
+  UNION ALL SELECT 'HKWorkoutTypeIdentifier', count(*), 0, min(start_ms), max(start_ms), NULL, NULL FROM workouts WHERE user_id = $1 HAVING count(*) > 0
+  UNION ALL SELECT 'HKDataTypeIdentifierStateOfMind', count(*), 0, min(logged_at_ms), max(logged_at_ms), NULL, NULL FROM state_of_mind WHERE user_id = $1 HAVING count(*) > 0
+  UNION ALL SELECT 'HKActivitySummaryTypeIdentifier', count(*), 0, NULL, NULL, min(day)::text, max(day)::text FROM activity_summaries WHERE user_id = $1 HAVING count(*) > 0`;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(0));
+
+async function main(): Promise<void> {
+  const dataset = await openDataset(join(process.cwd(), 'bench', 'data', 'demo'), DATASET, (line) => console.error(line));
+  const client = new pg.Client({ connectionString: dataset.db.adminUrl });
+  await client.connect();
+  const rows: string[] = [];
+  try {
+    for (const user of dataset.userIds) {
+      const [{ samples }] = (await client.query<{ samples: number }>('SELECT count(*) AS samples FROM samples WHERE user_id = $1', [user])).rows;
+      const ours = await catalogRows(client, user);
+      const counted = (await client.query(COUNTED_SQL, [user])).rows;
+      if (JSON.stringify(ours) !== JSON.stringify(counted)) throw new Error(`the catalog rows differ for ${user}`);
+      const times: Record<'ours' | 'counted', number[]> = { ours: [], counted: [] };
+      for (let run = 0; run < RUNS; run++) {
+        let t = performance.now();
+        await catalogRows(client, user);
+        times.ours.push(performance.now() - t);
+        t = performance.now();
+        await client.query(COUNTED_SQL, [user]);
+        times.counted.push(performance.now() - t);
+      }
+      const o = median(times.ours);
+      const c = median(times.counted);
+      rows.push(`| ${user} | ${Number(samples).toLocaleString('en-US')} | ${ours.length} | **${fmt(o)}** | ${fmt(c)} | ${(c / o).toFixed(0)}× |`);
+      console.error(`catalog: ${user}: ${fmt(o)} ms against ${fmt(c)} ms counted`);
+    }
+  } finally {
+    await client.end();
+    await dataset.db.stop();
+  }
+  const markdown = `## The cold catalog (issue 12, bench/catalog.ts)
+
+- Command: \`npm run bench:catalog\` (\`--runs ${RUNS}\`); the bench dataset (bench/lib/dataset.ts), one connection, the two statements alternating, median of ${RUNS} runs each, after one run of each unmeasured; the rows checked equal first. Load average at the end ${loadavg().map((x) => x.toFixed(1)).join(', ')}.
+- healthd: the catalog's statement (src/db/queries/catalog.ts): the samples' counts the writers keep (migration 6, src/db/writes/sample-counts.ts) and per type two index probes for the first and last start. Baseline: the cheapest SQL yielding the same rows without kept counts, one (user, type) range of the samples index counted per type (its statement before migration 6).
+- This is the cost of a catalog answer when the per-user cache (\`CATALOG_FRESH_MS\`, \`CATALOG_STALE_MS\`) holds nothing: a user's first request after a start, or after an hour without one. The warm catalog is in the route table above.
+
+| User | samples | types | healthd ms (median) | counted ms (median) | ratio |
+|---|---:|---:|---:|---:|---:|
+${rows.join('\n')}`;
+  console.log(markdown);
+  if (!args['no-write']) await writeSection(join(process.cwd(), 'bench', 'RESULTS.md'), 'catalog', markdown);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
