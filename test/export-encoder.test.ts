@@ -6,36 +6,21 @@
 // digits and past 2^53, source names with quotes, commas, line breaks,
 // control characters and non-ASCII text, category labels, and COPY data cut
 // at any byte.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import pg from 'pg';
 import { csvLine, EXPORT_COLUMNS, jsonlLine, plainNumber, type Cell } from '../src/core/export-encoding.js';
 import { categoryLabel, unitOf } from '../src/core/registry.js';
 import { allSourceNames, copyOut, samplesCopySql } from '../src/db/queries/export-copy.js';
 import { SampleLineWriter } from '../src/export/sample-lines.js';
-import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { databaseWithClient } from './support/db.js';
 import { HEART, SLEEP } from './support/export-fixture.js';
 
 const USER = '00000000-0000-4000-8000-0000000000aa';
 const T0 = Date.UTC(2026, 0, 10);
 const DAY = 86_400_000;
 
-let db: TestDatabase;
-let client: pg.Client;
-
-before(async () => {
-  db = await createTestDatabase();
-  await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (4, $2)`, [HEART, SLEEP]);
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-});
-
-after(async () => {
-  await client?.end();
-  await db?.drop();
-  await stopOwnCluster();
-});
+const own = databaseWithClient((db) => db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (4, $2)`, [HEART, SLEEP]));
 
 interface Row {
   uuid: string;
@@ -47,8 +32,8 @@ interface Row {
 
 /** The export file of `identifier` over [start, end) as the export writes it, the COPY data fed to the line writer in pieces of `piece` bytes. */
 async function copyFile(format: 'csv' | 'jsonl', identifier: string, typeId: number, start: number, end: number, piece = Infinity): Promise<string> {
-  const lines = new SampleLineWriter(format, identifier, await allSourceNames(client));
-  const stream = copyOut(client, samplesCopySql(USER, typeId, start, end));
+  const lines = new SampleLineWriter(format, identifier, await allSourceNames(own.client));
+  const stream = copyOut(own.client, samplesCopySql(USER, typeId, start, end));
   const out: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     for (let at = 0; at < chunk.length; at += piece) lines.push(chunk.subarray(at, Math.min(chunk.length, at + piece)), (bytes) => out.push(Buffer.from(bytes)));
@@ -69,11 +54,11 @@ function expectedFile(format: 'csv' | 'jsonl', identifier: string, rows: readonl
 }
 
 async function insert(typeId: number, rows: readonly Row[]): Promise<void> {
-  await db.query(`DELETE FROM samples`);
-  await db.query(`DELETE FROM sources`);
+  await own.db.query(`DELETE FROM samples`);
+  await own.db.query(`DELETE FROM sources`);
   const names = [...new Set(rows.map((r) => r.source).filter((s): s is string => s !== null))];
-  await db.query(`INSERT INTO sources (source_id, name) SELECT k, name FROM unnest($1::text[]) WITH ORDINALITY AS u (name, k)`, [names]);
-  await db.query(
+  await own.db.query(`INSERT INTO sources (source_id, name) SELECT k, name FROM unnest($1::text[]) WITH ORDINALITY AS u (name, k)`, [names]);
+  await own.db.query(
     `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
      SELECT $1, u, $2, s, e, v, (SELECT source_id FROM sources WHERE name = n)
      FROM unnest($3::uuid[], $4::bigint[], $5::bigint[], $6::float8[], $7::text[]) AS r (u, s, e, v, n)`,

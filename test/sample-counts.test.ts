@@ -5,41 +5,29 @@
 // folding keeps the sums in one row per type; writers in concurrent
 // transactions never wait for one another. (The receiver's own counting:
 // ingest-batches.test.ts and ingest-fixtures.test.ts.)
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { finished } from 'node:stream/promises';
 import { compactSampleCounts, recountSamples } from '../src/db/writes/sample-counts.js';
 import { skipForeignKeyChecks } from '../src/db/writes/bulk-load.js';
-import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { databaseWithClient } from './support/db.js';
 
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 const uuid = (n: number) => `10000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-let db: TestDatabase;
-let client: pg.Client;
-
-before(async () => {
-  db = await createTestDatabase();
-  await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, 'HKQuantityTypeIdentifierHeartRate'), (2, 'HKQuantityTypeIdentifierStepCount'), (3, 'HKCategoryTypeIdentifierSleepAnalysis')`);
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-});
-
-after(async () => {
-  await client?.end();
-  await db?.drop();
-  await stopOwnCluster();
-});
+const own = databaseWithClient((db) =>
+  own.db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, 'HKQuantityTypeIdentifierHeartRate'), (2, 'HKQuantityTypeIdentifierStepCount'), (3, 'HKCategoryTypeIdentifierSleepAnalysis')`),
+);
 
 /** Sums of the counts and true counts, per user and type, both sorted. */
 async function countsAndTruth(): Promise<{ counts: string[]; truth: string[] }> {
-  const counts = await db.query<{ k: string }>(
+  const counts = await own.db.query<{ k: string }>(
     `SELECT user_id || ' ' || type_id || ' ' || sum(n) AS k FROM sample_counts GROUP BY user_id, type_id HAVING sum(n) <> 0 ORDER BY 1`,
   );
-  const truth = await db.query<{ k: string }>(`SELECT user_id || ' ' || type_id || ' ' || count(*) AS k FROM samples GROUP BY user_id, type_id ORDER BY 1`);
+  const truth = await own.db.query<{ k: string }>(`SELECT user_id || ' ' || type_id || ' ' || count(*) AS k FROM samples GROUP BY user_id, type_id ORDER BY 1`);
   return { counts: counts.map((r) => r.k), truth: truth.map((r) => r.k) };
 }
 
@@ -68,34 +56,34 @@ const insertSql = (user: string, from: number, to: number, type: string) =>
 const MIXED = '1 + i % 3';
 
 test('every kind of write to samples leaves the counts the table holds', async () => {
-  await client.query(insertSql(A, 1, 300, MIXED));
+  await own.client.query(insertSql(A, 1, 300, MIXED));
   await assertCounted('insert');
-  await client.query(insertSql(A, 250, 400, MIXED)); // 51 already stored: skipped, not counted
+  await own.client.query(insertSql(A, 250, 400, MIXED)); // 51 already stored: skipped, not counted
   await assertCounted('insert with duplicates skipped');
-  await client.query(insertSql(B, 1000, 1099, '1'));
+  await own.client.query(insertSql(B, 1000, 1099, '1'));
   await assertCounted('another user');
 
-  const copy = client.query(copyFrom('COPY samples (user_id, uuid, type_id, start_ms, end_ms, value) FROM STDIN'));
+  const copy = own.client.query(copyFrom('COPY samples (user_id, uuid, type_id, start_ms, end_ms, value) FROM STDIN'));
   copy.end(Array.from({ length: 40 }, (_, i) => `${B}\t${uuid(5000 + i)}\t${1 + (i % 2)}\t${i}\t${i}\t1\n`).join(''));
   await finished(copy);
   await assertCounted('COPY');
 
-  await client.query(`DELETE FROM samples WHERE user_id = $1 AND start_ms < 120000`, [A]);
+  await own.client.query(`DELETE FROM samples WHERE user_id = $1 AND start_ms < 120000`, [A]);
   await assertCounted('delete');
-  await client.query(`UPDATE samples SET type_id = 3 WHERE user_id = $1 AND type_id = 2 AND start_ms < 200000`, [A]);
-  await client.query(`UPDATE samples SET user_id = $2 WHERE user_id = $1 AND type_id = 1 AND start_ms > 390000`, [A, B]);
-  await client.query(`UPDATE samples SET value = value + 1 WHERE user_id = $1`, [B]);
+  await own.client.query(`UPDATE samples SET type_id = 3 WHERE user_id = $1 AND type_id = 2 AND start_ms < 200000`, [A]);
+  await own.client.query(`UPDATE samples SET user_id = $2 WHERE user_id = $1 AND type_id = 1 AND start_ms > 390000`, [A, B]);
+  await own.client.query(`UPDATE samples SET value = value + 1 WHERE user_id = $1`, [B]);
   await assertCounted('update of type, user and value');
 
   // A rolled-back write leaves nothing behind.
-  await client.query('BEGIN');
-  await client.query(insertSql(A, 2000, 2100, '1'));
-  await client.query('ROLLBACK');
+  await own.client.query('BEGIN');
+  await own.client.query(insertSql(A, 2000, 2100, '1'));
+  await own.client.query('ROLLBACK');
   await assertCounted('rollback');
 });
 
 test('a session that skips foreign-key checks skips the counting too; a recount then makes the counts right', async () => {
-  const session = new pg.Client({ connectionString: db.url });
+  const session = new pg.Client({ connectionString: own.db.url });
   await session.connect();
   const before = await countsAndTruth();
   try {
@@ -109,29 +97,29 @@ test('a session that skips foreign-key checks skips the counting too; a recount 
   const after = await countsAndTruth();
   assert.deepEqual(after.counts, before.counts, 'nothing counted for the replica session');
   assert.notDeepEqual(after.truth, before.truth);
-  await recountSamples(client, [A, B]);
+  await recountSamples(own.client, [A, B]);
   await assertCounted('recounted');
 });
 
 test('folding leaves one row per type with the same sums, and skips a user another session is folding', async () => {
-  await client.query(insertSql(A, 3500, 3599, MIXED));
-  await client.query(`DELETE FROM samples WHERE user_id = $1 AND start_ms >= 3500000 AND start_ms < 3520000`, [A]);
+  await own.client.query(insertSql(A, 3500, 3599, MIXED));
+  await own.client.query(`DELETE FROM samples WHERE user_id = $1 AND start_ms >= 3500000 AND start_ms < 3520000`, [A]);
   const before = await countsAndTruth();
-  const rowsOf = async (user: string) => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM sample_counts WHERE user_id = $1', [user]))[0].n);
+  const rowsOf = async (user: string) => Number((await own.db.query<{ n: string }>('SELECT count(*) AS n FROM sample_counts WHERE user_id = $1', [user]))[0].n);
   assert.ok((await rowsOf(A)) > 3, 'writes appended several rows');
-  await compactSampleCounts(client, [A, B]);
+  await compactSampleCounts(own.client, [A, B]);
   assert.deepEqual(await countsAndTruth(), before);
   assert.equal(await rowsOf(A), 3);
 
   // While one transaction holds A's fold, a second fold of A does nothing and does not wait.
-  const other = new pg.Client({ connectionString: db.url });
+  const other = new pg.Client({ connectionString: own.db.url });
   await other.connect();
   try {
-    await client.query(insertSql(A, 4000, 4010, '1'));
+    await own.client.query(insertSql(A, 4000, 4010, '1'));
     await other.query('BEGIN');
     await compactSampleCounts(other, [A]);
-    await client.query(insertSql(A, 4020, 4030, '1'));
-    assert.ok(await settlesWithin(compactSampleCounts(client, [A]), 5000), 'a second fold of the same user returns at once');
+    await own.client.query(insertSql(A, 4020, 4030, '1'));
+    assert.ok(await settlesWithin(compactSampleCounts(own.client, [A]), 5000), 'a second fold of the same user returns at once');
     await other.query('COMMIT');
   } finally {
     await other.end();
@@ -140,8 +128,8 @@ test('folding leaves one row per type with the same sums, and skips a user anoth
 });
 
 test('writers in concurrent transactions append without waiting for each other', async () => {
-  const first = new pg.Client({ connectionString: db.url });
-  const second = new pg.Client({ connectionString: db.url });
+  const first = new pg.Client({ connectionString: own.db.url });
+  const second = new pg.Client({ connectionString: own.db.url });
   await first.connect();
   await second.connect();
   try {
@@ -161,7 +149,7 @@ test('writers in concurrent transactions append without waiting for each other',
 });
 
 test('TRUNCATE forgets every count', async () => {
-  await client.query('TRUNCATE samples');
+  await own.client.query('TRUNCATE samples');
   await assertCounted('truncate');
-  assert.deepEqual(await db.query('SELECT * FROM sample_counts'), []);
+  assert.deepEqual(await own.db.query('SELECT * FROM sample_counts'), []);
 });

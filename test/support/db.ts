@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { applyMigrations } from '../../src/db/migrate.js';
@@ -116,4 +117,31 @@ export async function sampleCountMismatches(db: Pick<TestDatabase, 'query'>): Pr
      ORDER BY 1`,
   );
   return rows.map((row) => row.k);
+}
+
+/** A test file's own database and one client on it, both set once `before` ran. */
+export interface DatabaseWithClient {
+  db: TestDatabase;
+  client: pg.Client;
+}
+
+/**
+ * Registers the file's hooks: before, a fresh database (then `setup`, e.g.
+ * its sample types) and a connected client; after, the client ended, the
+ * database dropped and the file's own cluster stopped.
+ */
+export function databaseWithClient(setup: (db: TestDatabase) => Promise<unknown>): DatabaseWithClient {
+  const state = {} as DatabaseWithClient;
+  before(async () => {
+    state.db = await createTestDatabase();
+    await setup(state.db);
+    state.client = new pg.Client({ connectionString: state.db.url });
+    await state.client.connect();
+  });
+  after(async () => {
+    await state.client?.end();
+    await state.db?.drop();
+    await stopOwnCluster();
+  });
+  return state;
 }
