@@ -506,10 +506,10 @@ test('read leniently, a file cut short still stops there, without advising --len
   assert.doesNotMatch(run.stderr, /--lenient/);
 });
 
-test('a crash mid-way, then a re-run, ends with exactly one complete import', async () => {
-  const crashDb = await createTestDatabase();
-  try {
-    // The fixture plus 20,000 app step samples of 10 steps, one a minute from 2023-01-01 05:00 UTC (midnight EST).
+/** The fixture plus 20,000 app step samples of 10 steps, one a minute from 2023-01-01 05:00 UTC (midnight EST); written once. */
+let bigZip: Promise<string> | null = null;
+function bigExport(): Promise<string> {
+  bigZip ??= (async () => {
     const filler: string[] = [];
     for (let i = 0; i < 20_000; i++) {
       const start = new Date(utc('2023-01-01T05:00:00Z') + i * MIN).toISOString().replace('.000Z', 'Z');
@@ -517,29 +517,55 @@ test('a crash mid-way, then a re-run, ends with exactly one complete import', as
     }
     const big = join(dir, 'big.zip');
     await writeAppleExportZip(big, { extra: filler });
-    const crashEnv = { DATABASE_URL: crashDb.url, SERVICE_TIME_ZONE: ZONE, HEALTHD_IMPORT_BATCH_ROWS: '1000' };
+    return big;
+  })();
+  return bigZip;
+}
 
-    let kill = () => {};
-    let exited = false;
-    const crashed = importCli(['--user', USER, big], crashEnv, (k) => (kill = k));
-    void crashed.then(() => (exited = true));
+/** Runs the import of the big export into `target` in batches of 1000 and stops it with `signal` once 3000 samples are in. */
+async function stoppedImport(target: TestDatabase, signal: NodeJS.Signals) {
+  let stop: (signal?: NodeJS.Signals) => void = () => {};
+  let exited = false;
+  const run = importCli(['--user', USER, await bigExport()], { DATABASE_URL: target.url, SERVICE_TIME_ZONE: ZONE, HEALTHD_IMPORT_BATCH_ROWS: '1000' }, (k) => (stop = k));
+  void run.then(() => (exited = true));
+  let stored = 0;
+  while (stored < 3000 && !exited) {
+    stored = Number((await target.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  stop(signal);
+  return run;
+}
+
+test('stopped by SIGTERM mid-way, an import leaves what it stored counted for the catalog', async () => {
+  const stoppedDb = await createTestDatabase();
+  try {
+    const run = await stoppedImport(stoppedDb, 'SIGTERM');
+    assert.notEqual(run.code, 0, `stopped, not finished: ${run.stderr}`);
+    const stored = Number((await stoppedDb.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
+    assert.ok(stored >= 3000 && stored < FIXTURE_SAMPLES + 20_000, `a partial import (${stored} samples)`);
+    assert.deepEqual(await sampleCountMismatches(stoppedDb), []);
+  } finally {
+    await stoppedDb.drop();
+  }
+});
+
+test('a crash mid-way, then a re-run, ends with exactly one complete import', async () => {
+  const crashDb = await createTestDatabase();
+  try {
+    const crashEnv = { DATABASE_URL: crashDb.url, SERVICE_TIME_ZONE: ZONE, HEALTHD_IMPORT_BATCH_ROWS: '1000' };
     // Kill it (SIGKILL: no cleanup at all) as soon as some batches are in.
-    let stored = 0;
-    while (stored < 3000 && !exited) {
-      stored = Number((await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    kill();
-    const first = await crashed;
+    const first = await stoppedImport(crashDb, 'SIGKILL');
     assert.equal(first.code, null, `killed mid-way, not finished: ${first.stderr}`);
     const partial = Number((await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
     assert.ok(partial < FIXTURE_SAMPLES + 20_000, `a partial import (${partial} samples)`);
     assert.equal(Number((await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM upload_batches'))[0].n), 0);
 
-    const run = await importCli(['--user', USER, big], crashEnv);
+    const run = await importCli(['--user', USER, await bigExport()], crashEnv);
     assert.equal(run.code, 0, run.stderr);
     const [{ n }] = await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM samples WHERE user_id = $1', [USER]);
     assert.equal(Number(n), FIXTURE_SAMPLES + 20_000);
+    assert.deepEqual(await sampleCountMismatches(crashDb), [], 'the re-run counts the samples the killed run stored too');
     // 20,000 minutes from local midnight of 2023-01-01: 13 full days of 1440 and 1280 minutes on the 14th.
     const filled = await crashDb.query<{ day: string; sum: number }>(
       `SELECT a.day::text AS day, a.sum FROM daily_aggregates a JOIN sample_types t USING (type_id)

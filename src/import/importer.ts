@@ -163,13 +163,13 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
       seconds: (performance.now() - started) / 1000,
     };
   } catch (error) {
+    // Its unfinished batch ends first, so that what follows sees everything stored.
+    if (loader !== null) await loader.abort(client);
+    loader = null;
     // A first import stopped before it stored anything leaves no zone behind: the next try may choose another.
-    if (claimedZone) {
-      // Its unfinished batch ends first, so that the check sees everything stored.
-      if (loader !== null) await loader.abort();
-      loader = null;
-      await releaseUnusedTimeZone(client, options.timeZone).catch(() => false);
-    }
+    if (claimedZone) await releaseUnusedTimeZone(client, options.timeZone).catch(() => false);
+    // The samples it did store are counted (its lanes skip the counting triggers); a re-run counts again when done.
+    await recountSamples(client, [userId]).catch(() => {});
     throw error;
   } finally {
     if (loader !== null) await loader.abort();

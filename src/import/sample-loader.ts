@@ -163,6 +163,9 @@ class Lane {
   }
 }
 
+/** How long an aborted loader waits for PostgreSQL to end its sessions. */
+const ABORT_WAIT_MS = 10_000;
+
 export interface LoaderOptions {
   /** Rows per committed batch (a batch also ends at 4 MB). */
   batchRows: number;
@@ -229,8 +232,19 @@ export class SampleLoader {
     return { written: this.written, inserted: this.inserted };
   }
 
-  /** Drops the connections: an unfinished COPY or merge is rolled back by the server. */
-  async abort(): Promise<void> {
+  /**
+   * Drops the connections: an unfinished COPY or merge is rolled back by the
+   * server. One already sent may still commit: with `watcher`, resolves once
+   * PostgreSQL has ended the sessions (or after ABORT_WAIT_MS).
+   */
+  async abort(watcher?: pg.ClientBase): Promise<void> {
+    const pids = this.lanes.map((lane) => (lane.client as unknown as { processID: number | null }).processID);
     await Promise.all(this.lanes.map((lane) => lane.client.end().catch(() => {})));
+    if (!watcher) return;
+    for (const until = Date.now() + ABORT_WAIT_MS; Date.now() < until; ) {
+      const { rows } = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY ($1::int[])', [pids]);
+      if (rows[0].n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 }

@@ -12,7 +12,7 @@ export interface CliRun {
   stderr: string;
 }
 
-export function importCli(args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<CliRun> {
+export function importCli(args: string[], env: Record<string, string>, onSpawn?: (kill: (signal?: NodeJS.Signals) => void) => void): Promise<CliRun> {
   const base: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL' && !key.startsWith('HEALTHD_') && key !== 'EMBEDDED_PG_PORT') base[key] = value;
@@ -22,7 +22,7 @@ export function importCli(args: string[], env: Record<string, string>, onSpawn?:
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  onSpawn?.(() => child.kill('SIGKILL'));
+  onSpawn?.((signal = 'SIGKILL') => child.kill(signal));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
