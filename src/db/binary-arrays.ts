@@ -15,7 +15,7 @@ export const float8ArraySql = (array: string): string => `encode(array_send(${ar
 export const float8ArrayFromSql = (text: string): Float64Array => float8ArrayFromBinary(Buffer.from(text, 'base64'));
 
 /** array_send(x::float8[]) → Float64Array; a NULL element reads as NaN. */
-export function float8ArrayFromBinary(bytes: Buffer): Float64Array {
+function float8ArrayFromBinary(bytes: Buffer): Float64Array {
   const ndim = bytes.readInt32BE(0);
   if (ndim === 0) return new Float64Array(0);
   if (ndim !== 1) throw new Error(`expected a one-dimensional array, got ${ndim} dimensions`);

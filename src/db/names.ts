@@ -33,29 +33,27 @@ export async function sampleTypeId(db: Db, identifier: string): Promise<number |
   return rows[0].type_id;
 }
 
-/** The names of source ids (NaN entries are samples without a source and are skipped). */
-export async function sourceNames(db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> {
-  const { sources } = namesOf(db);
-  let missing: number[] | null = null;
+/**
+ * The names `cache` holds for `ids`, those it lacks read first with `sql`
+ * (an int[] of ids → rows of id and name). NaN ids are skipped.
+ */
+async function namesOfIds(db: Db, cache: Map<number, string>, ids: ArrayLike<number>, sql: string): Promise<ReadonlyMap<number, string>> {
+  let missing: Set<number> | null = null;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
-    if (id === id && !sources.has(id)) (missing ??= []).push(id);
+    if (id === id && !cache.has(id)) (missing ??= new Set()).add(id);
   }
   if (missing) {
-    const { rows } = await db.query<{ source_id: number; name: string }>('SELECT source_id, name FROM sources WHERE source_id = ANY ($1::int[])', [[...new Set(missing)]]);
-    for (const row of rows) sources.set(row.source_id, row.name);
+    const { rows } = await db.query<[number, string]>({ text: sql, values: [[...missing]], rowMode: 'array' });
+    for (const [id, name] of rows) cache.set(id, name);
   }
-  return sources;
+  return cache;
 }
 
+/** The names of source ids (NaN entries are samples without a source and are skipped). */
+export const sourceNames = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> =>
+  namesOfIds(db, namesOf(db).sources, ids, 'SELECT source_id, name FROM sources WHERE source_id = ANY ($1::int[])');
+
 /** The identifiers of type ids (every id a row refers to exists: foreign key). */
-export async function typeIdentifiers(db: Db, ids: Iterable<number>): Promise<ReadonlyMap<number, string>> {
-  const { typeIdentifiers } = namesOf(db);
-  let missing: Set<number> | null = null;
-  for (const id of ids) if (!typeIdentifiers.has(id)) (missing ??= new Set()).add(id);
-  if (missing) {
-    const { rows } = await db.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types WHERE type_id = ANY ($1::int[])', [[...missing]]);
-    for (const row of rows) typeIdentifiers.set(row.type_id, row.identifier);
-  }
-  return typeIdentifiers;
-}
+export const typeIdentifiers = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> =>
+  namesOfIds(db, namesOf(db).typeIdentifiers, ids, 'SELECT type_id, identifier FROM sample_types WHERE type_id = ANY ($1::int[])');

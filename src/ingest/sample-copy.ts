@@ -74,8 +74,6 @@ export class SampleCopy {
   private chunkTypes = new Map<number, number>();
   /** Samples created so far, per type id (for the sample counts: src/db/writes/sample-counts.ts). */
   readonly createdByType = new Map<number, number>();
-  /** Samples created so far. */
-  private created = 0;
   /** Whether refused chunks wait in the staging table for the sorted statement at the end. */
   private stagedLater = false;
   /** Whether the samples so far came in (start, uuid) order, and the last one's key. */
@@ -149,14 +147,13 @@ export class SampleCopy {
       this.stagedLater = false;
       this.addCreated(await insertStagedSamples(this.client));
     }
-    return this.created;
+    let created = 0;
+    for (const n of this.createdByType.values()) created += n;
+    return created;
   }
 
   private addCreated(byType: ReadonlyMap<number, number>): void {
-    for (const [type, n] of byType) {
-      this.createdByType.set(type, (this.createdByType.get(type) ?? 0) + n);
-      this.created += n;
-    }
+    for (const [type, n] of byType) this.createdByType.set(type, (this.createdByType.get(type) ?? 0) + n);
   }
 
   private async store(bytes: Buffer, types: ReadonlyMap<number, number>, inOrder: boolean): Promise<void> {

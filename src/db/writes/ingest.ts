@@ -116,31 +116,29 @@ const SAMPLE_COLUMNS = SAMPLE_COPY_COLUMNS.join(', ');
  * of deadlocking. Answers the samples created per type id.
  */
 export async function insertStagedSamples(client: pg.ClientBase): Promise<Map<number, number>> {
-  return countsByType(
-    client,
-    `WITH created AS (
-       INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM ingest_samples ORDER BY start_ms, uuid ON CONFLICT DO NOTHING
-       RETURNING type_id
-     )
-     SELECT type_id, count(*)::int AS n FROM created GROUP BY type_id`,
-  );
+  return countsByType(client, `INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM ingest_samples ORDER BY start_ms, uuid ON CONFLICT DO NOTHING`);
 }
 
 /** The same, emptying the staging table (a batch in (start, uuid) order moves each refused chunk at once). */
 export async function moveStagedSamples(client: pg.ClientBase): Promise<Map<number, number>> {
   return countsByType(
     client,
-    `WITH moved AS (DELETE FROM ingest_samples RETURNING *), created AS (
-       INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM moved ORDER BY start_ms, uuid ON CONFLICT DO NOTHING
-       RETURNING type_id
-     )
-     SELECT type_id, count(*)::int AS n FROM created GROUP BY type_id`,
+    `INSERT INTO samples (${SAMPLE_COLUMNS}) SELECT ${SAMPLE_COLUMNS} FROM moved ORDER BY start_ms, uuid ON CONFLICT DO NOTHING`,
+    [],
+    'moved AS (DELETE FROM ingest_samples RETURNING *)',
   );
 }
 
-/** Runs `sql`, a statement answering (type_id, n) rows, as a map of type id to n. */
-async function countsByType(client: pg.ClientBase, sql: string, values: unknown[] = []): Promise<Map<number, number>> {
-  const { rows } = await client.query<[number, number]>({ text: sql, values, rowMode: 'array' });
+/**
+ * Runs `writing`, an INSERT or DELETE of samples (after the CTEs `before`, if
+ * any), and answers the rows it wrote per type id.
+ */
+async function countsByType(client: pg.ClientBase, writing: string, values: unknown[] = [], before?: string): Promise<Map<number, number>> {
+  const { rows } = await client.query<[number, number]>({
+    text: `WITH ${before ? `${before}, ` : ''}written AS (${writing} RETURNING type_id) SELECT type_id, count(*)::int FROM written GROUP BY type_id`,
+    values,
+    rowMode: 'array',
+  });
   return new Map(rows);
 }
 
@@ -344,14 +342,15 @@ export async function replaceProfile(client: pg.ClientBase, userId: string, prof
  * which the writer role does not hold on these tables). The tableoid test
  * keeps a TID from ever naming a row of another partition, should the table
  * be partitioned one day (then nothing is deleted, and the tests say so).
- * Answers the sample rows removed.
+ * Answers the rows removed (samples, workouts and moods), and the samples
+ * among them per type id.
  */
 export async function deleteStaged(client: pg.ClientBase, userId: string): Promise<{ deleted: number; samplesByType: Map<number, number> }> {
   const doomed = (table: string) =>
     `DELETE FROM ${table}
      WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE user_id = $1 AND uuid IN (SELECT uuid FROM ingest_deletions)))
        AND tableoid = '${table}'::regclass AND user_id = $1`;
-  const samplesByType = await countsByType(client, `WITH gone AS (${doomed('samples')} RETURNING type_id) SELECT type_id, count(*)::int AS n FROM gone GROUP BY type_id`, [userId]);
+  const samplesByType = await countsByType(client, doomed('samples'), [userId]);
   let deleted = 0;
   for (const n of samplesByType.values()) deleted += n;
   for (const table of ['workouts', 'state_of_mind']) deleted += (await client.query(doomed(table), [userId])).rowCount ?? 0;
