@@ -1,5 +1,5 @@
-// The piscina pool for CPU-heavy work (series downsampling, summary
-// aggregation). Task functions are the named exports of workers/tasks.ts.
+// The piscina pool for CPU-heavy work (series downsampling, GPX
+// documents). Task functions are the named exports of workers/tasks.ts.
 // One thread always; more start when tasks wait and stop when idle (WORKER_IDLE_MS).
 import { Piscina } from 'piscina';
 import { WORKER_IDLE_MS } from './limits.js';

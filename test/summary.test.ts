@@ -17,6 +17,7 @@ const ZONE = 'America/New_York';
 const SOMEONE = '00000000-0000-4000-8000-000000000002';
 const NOBODY = '00000000-0000-4000-8000-000000000003';
 const HEAVY = '00000000-0000-4000-8000-000000000004';
+const SLEEPER = '00000000-0000-4000-8000-000000000005';
 const Q = 'HKQuantityTypeIdentifier';
 const SLEEP = 'HKCategoryTypeIdentifierSleepAnalysis';
 const HOUR = 3_600_000;
@@ -44,7 +45,7 @@ const D = (k: number) => shift(today, k - 6);
 async function seed(): Promise<void> {
   const q = db.query;
   await q(`INSERT INTO settings VALUES ('time_zone', $1)`, [ZONE]);
-  await q(`INSERT INTO users VALUES ($1, 1), ($2, 2), ($3, 3)`, [DEFAULT_USER, SOMEONE, HEAVY]);
+  await q(`INSERT INTO users VALUES ($1, 1), ($2, 2), ($3, 3), ($4, 4)`, [DEFAULT_USER, SOMEONE, HEAVY, SLEEPER]);
   await q(`INSERT INTO profiles (user_id, name) VALUES ($1, 'Ada Lovelace'), ($2, $3)`, [DEFAULT_USER, HEAVY, 'Eve\nMallory\u0007']);
   await q(`INSERT INTO upload_batches VALUES ($1, 1700000000000, 10), ($1, ${LAST_SYNC}, 20), ($2, 1800000000000, 5)`, [DEFAULT_USER, HEAVY]);
   const types = ['StepCount', 'ActiveEnergyBurned', 'AppleExerciseTime', 'RestingHeartRate', 'HeartRateVariabilitySDNN', 'BodyMass', 'BodyFatPercentage', 'HeartRate'];
@@ -130,6 +131,14 @@ async function seed(): Promise<void> {
     [HEAVY, noon(today)],
   );
   await q(`INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES ($1, gen_random_uuid(), ${id('BodyMass')}, $2, $2, 61.25, 1), ($1, gen_random_uuid(), ${id('BodyFatPercentage')}, $2, $2, 0.1875, 1)`, [HEAVY, noon(D(1))]);
+  // One sleep session reaching 78 h back from its end on D0: 2 h of core sleep every 4 h, 20 times (the gaps
+  // are shorter than a session's), so its first samples start before the summary's first sleep read does.
+  await q(
+    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
+     SELECT $1, gen_random_uuid(), ${id(SLEEP)}, $2::bigint - k * 4 * 3600000 - 7200000, $2::bigint - k * 4 * 3600000, ${CORE}, ${WATCH}
+     FROM generate_series(0, 19) k`,
+    [SLEEPER, morning(D(0))],
+  );
   await q('ANALYZE');
 }
 
@@ -233,6 +242,14 @@ describe('JSON', () => {
       workouts: { count: 1, totalMinutes: 0, byActivityType: [{ activityType: 'swimming', count: 1 }] },
       coverage: { lastSync: null, daysWithData: 2 },
     });
+  });
+
+  test('a sleep session that began days before the range counts whole (the sleep read reaches back for it)', async () => {
+    const { status, text } = await summary(`format=json&user=${SLEEPER}`);
+    assert.equal(status, 200);
+    const body = JSON.parse(text);
+    assert.deepEqual(body.sleep, { nights: 1, meanAsleepMinutes: 20 * 120, minAsleepMinutes: 20 * 120, maxAsleepMinutes: 20 * 120 });
+    assert.deepEqual(body.coverage, { lastSync: null, daysWithData: 1 });
   });
 
   test('a user with no data: only the header fields and coverage', async () => {

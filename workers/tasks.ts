@@ -16,5 +16,4 @@ export function downsampleSeries(task: DownsampleTask) {
   return move({ [transferableSymbol]: buffers, [valueSymbol]: streams } as never);
 }
 
-export { summarize } from './summary.js';
 export { gpxDocument } from './gpx.js';

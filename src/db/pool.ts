@@ -24,6 +24,15 @@ export function prepared(text: string): (values: unknown[]) => pg.QueryConfig {
   return (values) => ({ name, text, values });
 }
 
+/**
+ * A statement's text with its parameters renumbered from $(1 + by): to run it
+ * as one part of a larger statement whose own parameters come first. (The
+ * statements this serves hold no `$` inside literals.)
+ */
+export function shiftParams(text: string, by: number): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
+}
+
 /** What a query function runs on: a pool, one checked-out connection (an export's), or a request's view of the pool. */
 export type Db = pg.Pool | pg.ClientBase | RequestDb;
 

@@ -4,7 +4,8 @@
 // the days, or from the page's columns (src/db/queries/metrics.ts).
 import { jsonNumber, jsonStringOrNull } from '../core/json-text.js';
 import { unitOf, type DailyMetricType } from '../core/registry.js';
-import type { DailyDaysText, DailyValueColumns } from '../db/queries/metrics.js';
+import { dayAt, type DailyValueColumns } from '../core/daily-columns.js';
+import type { DailyDaysText } from '../db/queries/metrics.js';
 
 /** The body around PostgreSQL's text of each position's days; consecutive positions of one type make one metric. */
 export function dailyMetricsTextBody(groups: readonly DailyDaysText[], offset: number): string {
@@ -23,8 +24,6 @@ export function dailyMetricsTextBody(groups: readonly DailyDaysText[], offset: n
   return `${body}${current === null ? '' : ']}'}],"nextOffset":${offset + count}}`;
 }
 
-const DATE_CHARS = 10;
-
 export function dailyMetricsBody(types: readonly DailyMetricType[], columns: DailyValueColumns, offset: number): string {
   const { positions, dates, values } = columns;
   const count = values.length;
@@ -41,7 +40,7 @@ export function dailyMetricsBody(types: readonly DailyMetricType[], columns: Dai
     } else {
       head = ',{"date":"';
     }
-    body += head + dates.slice(i * DATE_CHARS, (i + 1) * DATE_CHARS) + '","value":' + jsonNumber(values[i]) + '}';
+    body += head + dayAt(dates, i) + '","value":' + jsonNumber(values[i]) + '}';
   }
   return `${body}${current === null ? '' : ']}'}],"nextOffset":${offset + count}}`;
 }

@@ -1,10 +1,12 @@
 // GET /v1/summary — the last N local days as a short markdown page or the
 // Summary object. The route's planner (summary-plan.ts) reads the daily
-// surfaces (a handful of small indexed queries); a worker thread builds the
-// numbers and the page (src/core/summary*.ts), the sleep samples moved to it
-// as typed arrays.
+// surfaces (a handful of small indexed queries); the route builds the numbers
+// and the page (src/core/summary*.ts) on the event loop: at most 90 days,
+// ~0.5 ms of work, less than handing its input to a worker thread cost (a
+// copy of the daily values and rings each way; bench/RESULTS.md, issue 12).
 import { Type } from '@sinclair/typebox';
-import { SUMMARY_RANGES, type Summary, type SummaryRange } from '../core/summary.js';
+import { buildSummary, SUMMARY_RANGES, type SummaryRange } from '../core/summary.js';
+import { renderSummaryMarkdown } from '../core/summary-markdown.js';
 import { countInWords, SUMMARY } from '../limits.js';
 import { Enum } from '../schemas/common.js';
 import { Summary as SummarySchema } from '../schemas/resources.js';
@@ -72,12 +74,8 @@ export const summaryRoute = defineRoute({
   ],
   async handler({ db, query, services, userId }) {
     const input = await readSummaryInput(db, userId, services.config.timeZone, query.range);
-    const transferList = Object.values(input.sleep).map((array: Float64Array) => array.buffer as ArrayBuffer);
-    const result: { summary: Summary; markdown: string | null } = await services.workers.run(
-      { input, markdown: query.format === 'markdown' },
-      { name: 'summarize', transferList },
-    );
-    if (result.markdown === null) return json(result.summary);
-    return { kind: 'text', contentType: 'text/markdown; charset=utf-8', body: result.markdown };
+    const summary = buildSummary(input);
+    if (query.format === 'json') return json(summary);
+    return { kind: 'text', contentType: 'text/markdown; charset=utf-8', body: renderSummaryMarkdown(summary) };
   },
 });

@@ -2,6 +2,7 @@
 // buckets paged as day rows across types. Both walk the types in request order
 // (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
 // so the work is bounded by the types asked for and the page, not the table.
+import type { DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { prepared, type Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
@@ -68,7 +69,7 @@ const DAILY_METRICS_PAGE = `
   LIMIT $6 OFFSET $7`;
 
 /** DAILY_METRICS_PAGE's parameters, in order. */
-const pageParams = (userId: string, types: readonly DailyMetricType[], firstDay: string, lastDay: string, limit: number | null, offset: number) => [
+export const pageParams = (userId: string, types: readonly DailyMetricType[], firstDay: string, lastDay: string, limit: number | null, offset: number) => [
   userId,
   types.map((t) => t.identifier),
   types.map((t) => t.cumulative),
@@ -133,14 +134,6 @@ export const DAILY_METRICS_COLUMNS_SQL = `
   FROM (${DAILY_METRICS_PAGE}) page`;
 
 const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
-
-export interface DailyValueColumns {
-  /** 1-based position of each row's type in the request. */
-  positions: Float64Array;
-  /** The days' text, ten characters each. */
-  dates: string;
-  values: Float64Array;
-}
 
 export async function dailyValueColumns(
   db: Db,

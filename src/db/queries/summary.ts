@@ -1,37 +1,116 @@
-// The summary's own reads: its header (profile name, newest upload) and the
-// workouts of the range reduced to what the summary counts. The rest it reads
-// with the other routes' queries (src/routes/summary-plan.ts).
-import type { Db } from '../pool.js';
+// Everything /v1/summary reads, as one prepared statement returning one row:
+// its header (profile name, newest upload), the daily aggregate values of its
+// types (the /v1/metrics/daily page as columns), the three rings it reads of
+// each day, the workouts starting in the range, the newest body readings
+// (/v1/metrics/latest's statement) and the first read of the sleep samples
+// (the sleep routes' statement). Six statements sent apart cost the route six
+// pool checkouts, six messages each way and six transactions: as one, the
+// server spent 0.35–0.9 ms less a summary and read 10–50 % more summaries a
+// second (bench/RESULTS.md, issue 12) — and every figure comes from one
+// snapshot. Each part is an aggregate, so each gives exactly one row; the
+// order of the workouts and body readings is not needed (the summary counts
+// the one and looks the other up by type).
+import { dayAt, type DailyValueColumns } from '../../core/daily-columns.js';
+import { SLEEP_ANALYSIS, type DailyMetricType } from '../../core/registry.js';
+import type { SleepColumns } from '../../core/sleep-nights.js';
+import { float8ArrayFromSql } from '../binary-arrays.js';
+import { prepared, shiftParams, type Db } from '../pool.js';
+import { DAILY_METRICS_COLUMNS_SQL, LATEST_METRICS_SQL, pageParams } from './metrics.js';
+import { SLEEP_SAMPLE_ARRAYS_SQL, sleepColumnsOfRow, type SleepArraysRow } from './sleep.js';
 
-export interface SummaryHeader {
+/**
+ * Parameters: $1 user id; $2–$8 the daily page's (metrics.ts pageParams);
+ * $9, $10 the first and last day (rings); $11, $12 the range in epoch ms
+ * (workouts); $13, $14 the latest readings' (user id, identifiers); $15–$18
+ * the sleep read's (user id, identifier, from, to).
+ */
+const SUMMARY_READ = prepared(`
+  SELECT (SELECT name FROM profiles WHERE user_id = $1) AS name,
+         (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = $1) AS "lastSync",
+         daily.positions AS "dailyPositions", daily.dates AS "dailyDates", daily."values" AS "dailyValues",
+         rings.*, workouts.*, latest.*, sleep.*
+  FROM (${shiftParams(DAILY_METRICS_COLUMNS_SQL, 1)}) daily,
+       (SELECT coalesce(string_agg(day::text, '' ORDER BY day), '') AS "ringDates",
+               coalesce(array_agg(move_kcal ORDER BY day), '{}') AS "moveKcal",
+               coalesce(array_agg(exercise_min ORDER BY day), '{}') AS "exerciseMin",
+               coalesce(array_agg(stand_hours ORDER BY day), '{}') AS "standHours"
+        FROM activity_summaries
+        WHERE user_id = $1 AND day >= $9::date AND day <= $10::date) rings,
+       (SELECT coalesce(array_agg(activity_type), '{}') AS "workoutTypes",
+               coalesce(array_agg(start_ms::float8), '{}') AS "workoutStarts",
+               coalesce(array_agg(duration_s), '{}') AS "workoutDurations",
+               coalesce(array_agg(distance_m), '{}') AS "workoutDistances"
+        FROM workouts
+        WHERE user_id = $1 AND start_ms >= $11 AND start_ms < $12) workouts,
+       (SELECT coalesce(array_agg(newest.identifier), '{}') AS "latestTypes",
+               coalesce(array_agg(newest.value), '{}') AS "latestValues",
+               coalesce(array_agg(newest.timestamp::float8), '{}') AS "latestTimes"
+        FROM (${shiftParams(LATEST_METRICS_SQL, 12)}) newest) latest,
+       (${shiftParams(SLEEP_SAMPLE_ARRAYS_SQL, 14)}) sleep`);
+
+interface SummaryReadRow extends SleepArraysRow {
   name: string | null;
   lastSync: number | null;
+  dailyPositions: string;
+  dailyDates: string;
+  dailyValues: string;
+  ringDates: string;
+  moveKcal: (number | null)[];
+  exerciseMin: (number | null)[];
+  standHours: (number | null)[];
+  workoutTypes: string[];
+  workoutStarts: number[];
+  workoutDurations: (number | null)[];
+  workoutDistances: (number | null)[];
+  latestTypes: string[];
+  latestValues: (number | null)[];
+  latestTimes: number[];
 }
 
-/** The profile name (null without a profile) and the newest upload batch (null when none). */
-export async function summaryHeader(db: Db, userId: string): Promise<SummaryHeader> {
-  const { rows } = await db.query<SummaryHeader>(
-    `SELECT (SELECT name FROM profiles WHERE user_id = $1) AS name,
-            (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = $1) AS "lastSync"`,
-    [userId],
+export interface SummaryReadRequest {
+  userId: string;
+  dailyTypes: readonly DailyMetricType[];
+  firstDay: string;
+  lastDay: string;
+  /** Workouts starting in [startMs, endMs). */
+  startMs: number;
+  endMs: number;
+  latestTypes: readonly string[];
+  /** Sleep samples starting in [fromMs, toMs). */
+  sleep: { fromMs: number; toMs: number };
+}
+
+export interface SummaryRead {
+  name: string | null;
+  lastSync: number | null;
+  /** Positions index request.dailyTypes. */
+  daily: DailyValueColumns;
+  rings: { date: string; moveKcal: number | null; exerciseMin: number | null; standHours: number | null }[];
+  workouts: { activityType: string; start: number; durationS: number | null; distanceM: number | null }[];
+  latestBody: { identifier: string; value: number | null; timestamp: number }[];
+  sleep: SleepColumns;
+}
+
+export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<SummaryRead> {
+  const { userId } = request;
+  const { rows } = await db.query<SummaryReadRow>(
+    SUMMARY_READ([
+      userId,
+      ...pageParams(userId, request.dailyTypes, request.firstDay, request.lastDay, null, 0),
+      request.firstDay, request.lastDay,
+      request.startMs, request.endMs,
+      userId, request.latestTypes,
+      userId, SLEEP_ANALYSIS, request.sleep.fromMs, request.sleep.toMs,
+    ]),
   );
-  return rows[0];
-}
-
-export interface SummaryWorkoutRow {
-  activityType: string;
-  start: number;
-  durationS: number | null;
-  distanceM: number | null;
-}
-
-/** Workouts starting in [startMs, endMs), by the (user_id, start_ms DESC, uuid) index. */
-export async function summaryWorkouts(db: Db, userId: string, startMs: number, endMs: number): Promise<SummaryWorkoutRow[]> {
-  const { rows } = await db.query<SummaryWorkoutRow>(
-    `SELECT activity_type AS "activityType", start_ms AS start, duration_s AS "durationS", distance_m AS "distanceM"
-     FROM workouts
-     WHERE user_id = $1 AND start_ms >= $2 AND start_ms < $3`,
-    [userId, startMs, endMs],
-  );
-  return rows;
+  const row = rows[0];
+  return {
+    name: row.name,
+    lastSync: row.lastSync,
+    daily: { positions: float8ArrayFromSql(row.dailyPositions), dates: row.dailyDates, values: float8ArrayFromSql(row.dailyValues) },
+    rings: row.moveKcal.map((moveKcal, i) => ({ date: dayAt(row.ringDates, i), moveKcal, exerciseMin: row.exerciseMin[i], standHours: row.standHours[i] })),
+    workouts: row.workoutTypes.map((activityType, i) => ({ activityType, start: row.workoutStarts[i], durationS: row.workoutDurations[i], distanceM: row.workoutDistances[i] })),
+    latestBody: row.latestTypes.map((identifier, i) => ({ identifier, value: row.latestValues[i], timestamp: row.latestTimes[i] })),
+    sleep: sleepColumnsOfRow(row),
+  };
 }
