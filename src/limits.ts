@@ -188,7 +188,7 @@ export const INGEST = {
   batchTimeoutMs: 5 * MINUTE,
   /** Sample rows a batch holds in memory before they go to its staging table. */
   stagingRows: 5_000,
-  /** Every this many batches (per process) the batch's user's sample counts are folded (src/db/writes/sample-counts.ts). */
+  /** Every this many batches (per process) the batch's user's sample counts and upload totals are folded (src/db/writes/sample-counts.ts). */
   foldCountsEvery: 64,
 } as const;
 

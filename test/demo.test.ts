@@ -9,7 +9,7 @@ import pg from 'pg';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { demoUserId, generateDemo, type DemoOptions, type DemoResult } from '../src/demo/generate.js';
-import { sampleCountMismatches } from './support/db.js';
+import { countMismatches } from './support/db.js';
 
 const ZONE = 'America/New_York';
 // Ten days around the spring DST change (2026-03-08 has 23 hours in New York).
@@ -81,7 +81,7 @@ test('the same seed writes the same rows into two databases', async () => {
     assert.equal(countA, await one<string>(b, `SELECT count(*) FROM ${table}`), `${table} row count`);
     assert.equal(await one<string>(a, sql), await one<string>(b, sql), `${table} checksum`);
   }
-  assert.deepEqual(await sampleCountMismatches({ query: async (sql) => (await a.query(sql)).rows }), [], 'the counts the catalog reads are the samples stored');
+  assert.deepEqual(await countMismatches({ query: async (sql) => (await a.query(sql)).rows }), [], 'the counts the catalog and /v1/users read are what is stored');
 });
 
 // Day of an instant in the data's zone, by PostgreSQL's own time zone rules.
@@ -274,5 +274,5 @@ test('running again with the same seed replaces those users\' rows with the same
     assert.equal(await one<string>(a, `SELECT count(*) FROM ${table}`), await one<string>(b, `SELECT count(*) FROM ${table}`), `${table} row count`);
     assert.equal(await one<string>(a, sql), await one<string>(b, sql), `${table} checksum`);
   }
-  assert.deepEqual(await sampleCountMismatches({ query: async (sql) => (await a.query(sql)).rows }), [], 'the counts the catalog reads are the samples stored');
+  assert.deepEqual(await countMismatches({ query: async (sql) => (await a.query(sql)).rows }), [], 'the counts the catalog and /v1/users read are what is stored');
 });

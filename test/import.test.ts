@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDatabase, sampleCountMismatches, stopOwnCluster, tmpRoot, type TestDatabase } from './support/db.js';
+import { createTestDatabase, countMismatches, stopOwnCluster, tmpRoot, type TestDatabase } from './support/db.js';
 import { importCli } from './support/import-cli.js';
 import { startServer } from './support/server.js';
 import {
@@ -364,7 +364,7 @@ test('importing the same export again changes nothing', async () => {
   assert.match(run.stdout, new RegExp(`${FIXTURE_RECORDS} samples written \\(0 new\\)`));
   const again = await Promise.all(['samples', 'workouts', 'workout_routes', 'workout_streams', 'activity_summaries', 'daily_aggregates', 'upload_batches'].map((t) => count(t)));
   assert.deepEqual(again, before);
-  assert.deepEqual(await sampleCountMismatches(db), [], 'the counts the catalog reads are the samples stored');
+  assert.deepEqual(await countMismatches(db), [], 'the counts the catalog and /v1/users read are what is stored');
 });
 
 test('a newer export, written after travelling to Berlin, adds only what is new', async () => {
@@ -382,7 +382,7 @@ test('a newer export, written after travelling to Berlin, adds only what is new'
   const run = await importCli([newer], { ...env(), SERVICE_USER_ID: USER });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(await count('samples'), FIXTURE_SAMPLES + 2);
-  assert.deepEqual(await sampleCountMismatches(db), []);
+  assert.deepEqual(await countMismatches(db), []);
   assert.equal(await count('workouts'), 3);
   assert.equal(await count('workout_routes'), 2);
   assert.deepEqual((await buckets(`${Q}StepCount`)).map((b) => [b.day, b.sum]), [
@@ -544,7 +544,7 @@ test('stopped by SIGTERM mid-way, an import leaves what it stored counted for th
     assert.notEqual(run.code, 0, `stopped, not finished: ${run.stderr}`);
     const stored = Number((await stoppedDb.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
     assert.ok(stored >= 3000 && stored < FIXTURE_SAMPLES + 20_000, `a partial import (${stored} samples)`);
-    assert.deepEqual(await sampleCountMismatches(stoppedDb), []);
+    assert.deepEqual(await countMismatches(stoppedDb), []);
   } finally {
     await stoppedDb.drop();
   }
@@ -565,7 +565,7 @@ test('a crash mid-way, then a re-run, ends with exactly one complete import', as
     assert.equal(run.code, 0, run.stderr);
     const [{ n }] = await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM samples WHERE user_id = $1', [USER]);
     assert.equal(Number(n), FIXTURE_SAMPLES + 20_000);
-    assert.deepEqual(await sampleCountMismatches(crashDb), [], 'the re-run counts the samples the killed run stored too');
+    assert.deepEqual(await countMismatches(crashDb), [], 'the re-run counts the samples the killed run stored too');
     // 20,000 minutes from local midnight of 2023-01-01: 13 full days of 1440 and 1280 minutes on the 14th.
     const filled = await crashDb.query<{ day: string; sum: number }>(
       `SELECT a.day::text AS day, a.sum FROM daily_aggregates a JOIN sample_types t USING (type_id)

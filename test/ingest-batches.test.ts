@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { INGEST } from '../src/limits.js';
-import { createTestDatabase, sampleCountMismatches, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { createTestDatabase, countMismatches, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { sessionsIdleInTransaction, waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -324,10 +324,23 @@ describe('users and the optional reads', () => {
   });
 });
 
-test('after every batch above (concurrent, overlapping, refused, deleting, for several users) the sample counts the catalog reads are the samples stored', async () => {
+test(`the receiver folds a user's sample counts and upload totals every ${INGEST.foldCountsEvery} batches, the sums unchanged`, async () => {
+  const FOLDED = '0f0f0f0f-0000-4000-8000-0000000000f0';
+  const batches = INGEST.foldCountsEvery + 6;
+  for (let i = 0; i < batches; i++) await ok(batch({ samples: [heartRate(uuid(0x50, i), T + i * 1000, 60 + (i % 20))] }), { 'x-user-id': FOLDED });
+  const rows = async (table: string) => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE user_id = $1`, [FOLDED]))[0].n);
+  // Unfolded, each batch would have left a row in each; a fold leaves one, then the batches after it add theirs.
+  assert.ok((await rows('upload_totals')) <= INGEST.foldCountsEvery, `upload_totals rows: ${await rows('upload_totals')}`);
+  assert.ok((await rows('sample_counts')) <= INGEST.foldCountsEvery, `sample_counts rows: ${await rows('sample_counts')}`);
+  assert.deepEqual(await countMismatches(db), []);
+  const user = (await server.getJson('/v1/users')).body.users.find((u: { userID: string }) => u.userID === FOLDED);
+  assert.deepEqual([user.batches, user.uploadedSamples], [batches, batches]);
+});
+
+test('after every batch above (concurrent, overlapping, refused, deleting, for several users) the counts the catalog and /v1/users read are what is stored', async () => {
   const [{ users, samples }] = await db.query<{ users: string; samples: string }>('SELECT count(DISTINCT user_id) AS users, count(*) AS samples FROM samples');
   assert.ok(Number(users) >= 2 && Number(samples) > 5000, `the batches stored samples for several users (${users}, ${samples})`);
   const [{ deltas }] = await db.query<{ deltas: string }>('SELECT count(*) AS deltas FROM sample_counts');
   assert.ok(Number(deltas) > 0, 'the receiver wrote counts');
-  assert.deepEqual(await sampleCountMismatches(db), []);
+  assert.deepEqual(await countMismatches(db), []);
 });

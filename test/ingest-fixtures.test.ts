@@ -5,7 +5,7 @@
 // state on every route it touches.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDatabase, sampleCountMismatches, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { createTestDatabase, countMismatches, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { fixtures, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -137,7 +137,7 @@ describe('the read API serves the corpus', () => {
   });
 
   test('catalog and daily metrics: the emptied step bucket leaves no day; both buckets are stored on the protocol key', async () => {
-    assert.deepEqual(await sampleCountMismatches(db), [], 'the counts the catalog reads are the samples stored');
+    assert.deepEqual(await countMismatches(db), [], 'the counts the catalog and /v1/users read are what is stored');
     const catalog = await server.getJson('/v1/catalog/types');
     assert.equal(catalog.status, 200);
     const rows = Object.fromEntries(catalog.body.types.map((t: { identifier: string; rawRows: number }) => [t.identifier, t.rawRows]));

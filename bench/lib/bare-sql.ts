@@ -55,9 +55,9 @@ ORDER BY r.position, a.day LIMIT $6`,
   const baselines: Record<string, BareBaseline> = {
     '/v1/users': {
       statements: [{
-        sql: `SELECT u.user_id, p.name, p.email, u.created_at_ms, b.last_sync, coalesce(b.batches, 0), coalesce(b.uploaded, 0)
+        sql: `SELECT u.user_id, p.name, p.email, u.created_at_ms, (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = u.user_id), coalesce(b.batches, 0), coalesce(b.uploaded, 0)
 FROM users u LEFT JOIN profiles p USING (user_id)
-LEFT JOIN (SELECT user_id, max(received_at_ms) AS last_sync, count(*) AS batches, sum(sample_count) AS uploaded FROM upload_batches GROUP BY user_id) b USING (user_id)
+LEFT JOIN (SELECT user_id, sum(batches) AS batches, sum(samples) AS uploaded FROM upload_totals GROUP BY user_id) b USING (user_id)
 ORDER BY u.created_at_ms, u.user_id`,
         params: [],
       }],

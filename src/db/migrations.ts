@@ -78,8 +78,11 @@ export const SAMPLE_COUNT_TRIGGERS = ['samples_count_inserted', 'samples_count_d
 /** The writer's grant on the sample counts (migration 6; run again like READ_ROLE_SQL): its inserts and deletes of samples write them. */
 const COUNTS_ROLE_SQL = roleSql(WRITER_ROLE, ['GRANT SELECT, INSERT, DELETE ON sample_counts TO %I']);
 
+/** The writer's grant on the upload totals (migration 7; run again like READ_ROLE_SQL): its batch rows write them, its folds replace them. */
+const TOTALS_ROLE_SQL = roleSql(WRITER_ROLE, ['GRANT SELECT, INSERT, DELETE ON upload_totals TO %I']);
+
 /** Every role and grant, idempotent: applyMigrations runs it after the migrations each time. */
-export const ROLES_SQL = READ_ROLE_SQL + WRITER_ROLE_SQL + COUNTS_ROLE_SQL;
+export const ROLES_SQL = READ_ROLE_SQL + WRITER_ROLE_SQL + COUNTS_ROLE_SQL + TOTALS_ROLE_SQL;
 
 export const migrations: Migration[] = [
   {
@@ -351,5 +354,80 @@ CREATE TRIGGER samples_count_truncated AFTER TRUNCATE ON samples
 DELETE FROM sample_counts;
 INSERT INTO sample_counts (user_id, type_id, n) SELECT user_id, type_id, count(*) FROM samples GROUP BY user_id, type_id;
 ` + COUNTS_ROLE_SQL,
+  },
+  {
+    version: 7,
+    name: 'upload totals',
+    // Each user's batches and uploaded samples, for /v1/users: summing every
+    // upload_batches row of every user on each call grew with the history
+    // (a phone that syncs every few minutes adds tens of thousands of rows a
+    // year). Every statement that writes upload_batches appends, per user,
+    // how many batches and samples it added or removed (a row each: no writer
+    // waits for another); the totals are the sums, folded now and then
+    // (src/db/writes/sample-counts.ts). The triggers fire in every session,
+    // bulk writers' too (ENABLE ALWAYS): a batch row per statement costs them
+    // one small insert. The newest upload is not kept here: it is one
+    // backward step of the (user_id, received_at_ms) index.
+    sql: `
+CREATE TABLE IF NOT EXISTS upload_totals (
+  user_id uuid NOT NULL,
+  batches bigint NOT NULL,
+  samples bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS upload_totals_user ON upload_totals (user_id);
+
+CREATE OR REPLACE FUNCTION healthd_total_inserted_uploads() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO upload_totals (user_id, batches, samples)
+  SELECT user_id, count(*), coalesce(sum(sample_count), 0) FROM inserted_uploads GROUP BY user_id;
+  RETURN NULL;
+END
+$fn$;
+CREATE OR REPLACE FUNCTION healthd_total_deleted_uploads() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO upload_totals (user_id, batches, samples)
+  SELECT user_id, -count(*), -coalesce(sum(sample_count), 0) FROM deleted_uploads GROUP BY user_id;
+  RETURN NULL;
+END
+$fn$;
+CREATE OR REPLACE FUNCTION healthd_total_updated_uploads() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO upload_totals (user_id, batches, samples)
+  SELECT user_id, sum(batches), sum(samples) FROM (
+    SELECT user_id, 1 AS batches, coalesce(sample_count, 0) AS samples FROM inserted_uploads
+    UNION ALL SELECT user_id, -1, -coalesce(sample_count, 0) FROM deleted_uploads
+  ) moved GROUP BY user_id HAVING sum(batches) <> 0 OR sum(samples) <> 0;
+  RETURN NULL;
+END
+$fn$;
+CREATE OR REPLACE FUNCTION healthd_forget_upload_totals() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM upload_totals;
+  RETURN NULL;
+END
+$fn$;
+
+DROP TRIGGER IF EXISTS upload_batches_total_inserted ON upload_batches;
+DROP TRIGGER IF EXISTS upload_batches_total_deleted ON upload_batches;
+DROP TRIGGER IF EXISTS upload_batches_total_updated ON upload_batches;
+DROP TRIGGER IF EXISTS upload_batches_total_truncated ON upload_batches;
+CREATE TRIGGER upload_batches_total_inserted AFTER INSERT ON upload_batches REFERENCING NEW TABLE AS inserted_uploads
+  FOR EACH STATEMENT EXECUTE FUNCTION healthd_total_inserted_uploads();
+CREATE TRIGGER upload_batches_total_deleted AFTER DELETE ON upload_batches REFERENCING OLD TABLE AS deleted_uploads
+  FOR EACH STATEMENT EXECUTE FUNCTION healthd_total_deleted_uploads();
+CREATE TRIGGER upload_batches_total_updated AFTER UPDATE ON upload_batches REFERENCING OLD TABLE AS deleted_uploads NEW TABLE AS inserted_uploads
+  FOR EACH STATEMENT EXECUTE FUNCTION healthd_total_updated_uploads();
+CREATE TRIGGER upload_batches_total_truncated AFTER TRUNCATE ON upload_batches
+  FOR EACH STATEMENT EXECUTE FUNCTION healthd_forget_upload_totals();
+ALTER TABLE upload_batches ENABLE ALWAYS TRIGGER upload_batches_total_inserted;
+ALTER TABLE upload_batches ENABLE ALWAYS TRIGGER upload_batches_total_deleted;
+ALTER TABLE upload_batches ENABLE ALWAYS TRIGGER upload_batches_total_updated;
+ALTER TABLE upload_batches ENABLE ALWAYS TRIGGER upload_batches_total_truncated;
+
+-- The batches already stored (the triggers above hold the table's writers off until this commits).
+DELETE FROM upload_totals;
+INSERT INTO upload_totals (user_id, batches, samples)
+SELECT user_id, count(*), coalesce(sum(sample_count), 0) FROM upload_batches GROUP BY user_id;
+` + TOTALS_ROLE_SQL,
   },
 ];

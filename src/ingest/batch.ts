@@ -23,7 +23,7 @@ import {
   type ProfileSnapshot,
 } from '../db/writes/ingest.js';
 import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
-import { compactSampleCounts } from '../db/writes/sample-counts.js';
+import { compactSampleCounts, compactUploadTotals } from '../db/writes/sample-counts.js';
 import { INGEST } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { Line } from './body.js';
@@ -176,7 +176,7 @@ class LineReader {
   }
 }
 
-/** Batches this process has written, for folding the sample counts now and then (INGEST.foldCountsEvery). */
+/** Batches this process has written, for folding the sample counts and upload totals now and then (INGEST.foldCountsEvery). */
 let batchesWritten = 0;
 
 /** Stages one batch's lines (its samples straight into `samples`), then stores them. */
@@ -297,7 +297,10 @@ class BatchWriter {
       for (const [type, n] of deletions?.samplesByType ?? []) counts.set(type, (counts.get(type) ?? 0) - n);
     }
     await countTypeUploads(client, userId, [...this.sampleTypes], nowMs, counts);
-    if (++batchesWritten % INGEST.foldCountsEvery === 0) await compactSampleCounts(client, [userId]);
+    if (++batchesWritten % INGEST.foldCountsEvery === 0) {
+      await compactSampleCounts(client, [userId]);
+      await compactUploadTotals(client, [userId]);
+    }
     const deleted = deletions?.deleted ?? 0;
     return { accepted, deleted, routePoints, seriesPoints, aggregateSamples, activitySummaries };
   }

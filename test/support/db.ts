@@ -104,19 +104,28 @@ export async function stopOwnCluster(): Promise<void> {
 }
 
 /**
- * Users and types whose sample count (migration 6: the sum of sample_counts)
- * differs from the samples stored, as 'user type counted stored'; [] when
- * every count is right.
+ * What the stored counts get wrong, [] when every count is right: users and
+ * types whose sample count (migration 6: the sum of sample_counts) differs
+ * from the samples stored, as 'samples user type counted stored', and users
+ * whose upload totals (migration 7: the sums of upload_totals) differ from
+ * their upload_batches rows, as 'uploads user batches samples counted, stored'.
  */
-export async function sampleCountMismatches(db: Pick<TestDatabase, 'query'>): Promise<string[]> {
-  const rows = await db.query<{ k: string }>(
-    `SELECT coalesce(c.user_id, s.user_id) || ' ' || coalesce(c.type_id, s.type_id) || ' ' || coalesce(c.n, 0) || ' ' || coalesce(s.n, 0) AS k
+export async function countMismatches(db: Pick<TestDatabase, 'query'>): Promise<string[]> {
+  const samples = await db.query<{ k: string }>(
+    `SELECT 'samples ' || coalesce(c.user_id, s.user_id) || ' ' || coalesce(c.type_id, s.type_id) || ' ' || coalesce(c.n, 0) || ' ' || coalesce(s.n, 0) AS k
      FROM (SELECT user_id, type_id, sum(n) AS n FROM sample_counts GROUP BY user_id, type_id HAVING sum(n) <> 0) c
      FULL JOIN (SELECT user_id, type_id, count(*) AS n FROM samples GROUP BY user_id, type_id) s ON s.user_id = c.user_id AND s.type_id = c.type_id
      WHERE c.n IS DISTINCT FROM s.n
      ORDER BY 1`,
   );
-  return rows.map((row) => row.k);
+  const uploads = await db.query<{ k: string }>(
+    `SELECT 'uploads ' || coalesce(t.user_id, b.user_id) || ' ' || coalesce(t.batches, 0) || ' ' || coalesce(t.samples, 0) || ', ' || coalesce(b.batches, 0) || ' ' || coalesce(b.samples, 0) AS k
+     FROM (SELECT user_id, sum(batches) AS batches, sum(samples) AS samples FROM upload_totals GROUP BY user_id HAVING sum(batches) <> 0 OR sum(samples) <> 0) t
+     FULL JOIN (SELECT user_id, count(*) AS batches, coalesce(sum(sample_count), 0) AS samples FROM upload_batches GROUP BY user_id) b ON b.user_id = t.user_id
+     WHERE t.batches IS DISTINCT FROM b.batches OR t.samples IS DISTINCT FROM b.samples
+     ORDER BY 1`,
+  );
+  return [...samples, ...uploads].map((row) => row.k);
 }
 
 /** A test file's own database and one client on it, both set once `before` ran. */

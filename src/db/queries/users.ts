@@ -2,14 +2,17 @@
 import { prepared, type Db } from '../pool.js';
 import type { ProfileT, UserT } from '../../schemas/resources.js';
 
+// A user's batches and samples are the sums of their upload_totals rows
+// (migration 7: a few rows a user, whatever the history); the newest upload
+// is one backward step of the upload_batches (user_id, received_at_ms) index.
 const USER_COLUMNS = `
   u.user_id::text AS "userID", p.name, p.email, u.created_at_ms AS "createdAt",
-  b.last_sync AS "lastSync", coalesce(b.batches, 0)::bigint AS batches,
-  coalesce(b.uploaded, 0)::bigint AS "uploadedSamples"`;
+  (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = u.user_id) AS "lastSync",
+  coalesce(b.batches, 0)::bigint AS batches, coalesce(b.uploaded, 0)::bigint AS "uploadedSamples"`;
 
 const BATCH_TOTALS = `
-  SELECT user_id, max(received_at_ms) AS last_sync, count(*) AS batches, sum(sample_count) AS uploaded
-  FROM upload_batches`;
+  SELECT user_id, sum(batches) AS batches, sum(samples) AS uploaded
+  FROM upload_totals`;
 
 const ALL_USERS = prepared(`
   SELECT ${USER_COLUMNS}

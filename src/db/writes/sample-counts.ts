@@ -4,7 +4,8 @@
 // (bulk-load.ts) and count themselves: the receiver appends each batch's
 // counts with its upload counts (countTypeUploads, ingest.ts), the importer
 // and the demo count their users anew when done (recountSamples). Folding
-// keeps the rows few.
+// keeps the rows few. The same for the upload totals /v1/users reads
+// (migration 7), whose triggers count every writer.
 import type pg from 'pg';
 
 /** First key of the advisory lock a fold holds for its user (ASCII "cnts"); the second is the user's hash. */
@@ -47,4 +48,20 @@ export async function recountSamples(client: pg.ClientBase, userIds: readonly st
       throw error;
     }
   }
+}
+
+/** First key of the advisory lock an upload-totals fold holds for its user (ASCII "upld"). */
+const FOLD_TOTALS_LOCK_KEY = 0x75706c64;
+
+const FOLD_TOTALS_SQL = `WITH gone AS (
+     DELETE FROM upload_totals
+     WHERE user_id = $1 AND (SELECT pg_try_advisory_xact_lock(${FOLD_TOTALS_LOCK_KEY}, hashtext($1::text)))
+     RETURNING batches, samples
+   )
+   INSERT INTO upload_totals (user_id, batches, samples)
+   SELECT $1, sum(batches), sum(samples) FROM gone HAVING sum(batches) <> 0 OR sum(samples) <> 0`;
+
+/** Folds each user's upload totals into one row, as compactSampleCounts does the sample counts. */
+export async function compactUploadTotals(client: pg.ClientBase, userIds: readonly string[]): Promise<void> {
+  for (const userId of userIds) await client.query(FOLD_TOTALS_SQL, [userId]);
 }
