@@ -2,11 +2,11 @@
 // touches, as the phone recorded them.
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
-import { activityDays, activityDaysBody } from '../db/queries/activity.js';
+import { activityDaysBody } from '../db/queries/activity.js';
 import { checkRange } from '../params/checks.js';
 import { End, Start } from '../schemas/common.js';
 import { ActivitySummaryResponse } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { defineRoute } from './route.js';
 import { EXAMPLE } from '../schemas/examples.js';
 
 export const activitySummaryRoute = defineRoute({
@@ -37,8 +37,6 @@ export const activitySummaryRoute = defineRoute({
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;
     const [firstDay, lastDay] = [localDayOf(query.start, zone), localDayOf(query.end - 1, zone)];
-    const body = await activityDaysBody(db, userId, firstDay, lastDay);
-    if (body !== null) return { kind: 'text', contentType: 'application/json', body };
-    return json({ days: await activityDays(db, userId, firstDay, lastDay) });
+    return { kind: 'text', contentType: 'application/json', body: await activityDaysBody(db, userId, firstDay, lastDay) };
   },
 });

@@ -1,8 +1,10 @@
 // Activity rings per local day, read from activity_summaries by its primary
-// key (user_id, day). A ring the device does not track stays null. The answer
-// is written by PostgreSQL as JSON text (activityDaysBody), or read as values
-// when a number's text would differ from JSON.stringify's (src/db/json-text.ts).
-import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
+// key (user_id, day). A ring the device does not track stays null. The route's
+// answer is built as text from one row of columns (activityDaysBody); the
+// export reads the days as values (activityDays).
+import { dayAt } from '../../core/daily-columns.js';
+import { jsonNumber } from '../../core/json-text.js';
+import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
 import type { ActivityDayT } from '../../schemas/resources.js';
 
@@ -12,7 +14,6 @@ const RINGS: ReadonlyArray<readonly [column: string, name: string]> = [
   ['stand_hours', 'standHours'], ['stand_goal_hours', 'standGoalHours'], ['move_mode', 'moveMode'], ['move_time_min', 'moveTimeMin'],
   ['move_time_goal_min', 'moveTimeGoalMin'],
 ];
-const FLOATS = RINGS.filter(([column]) => column !== 'move_mode').map(([column]) => column);
 const DAYS_WHERE = 'WHERE user_id = $1 AND day >= $2::date AND day <= $3::date';
 
 const ACTIVITY_DAYS = prepared(
@@ -21,13 +22,17 @@ const ACTIVITY_DAYS = prepared(
    ORDER BY day`,
 );
 
-const ACTIVITY_DAYS_TEXT = prepared(
-  `SELECT coalesce(bool_or(${FLOATS.map(exoticNumberSql).join(' OR ')}), false) AS exotic,
-          coalesce(string_agg('{"date":"' || day::text || '"' || ${RINGS.map(
-            ([column, name]) => `',"${name}":' || ${column === 'move_mode' ? `coalesce(move_mode::int::text, 'null')` : jsonNumberSql(column)}`,
-          ).join(' || ')} || '}', ',' ORDER BY day), '') AS days
+// The days as columns: the dates run together, each ring a binary float8
+// array (moveMode too: a smallint is exact there), NULL read as NaN — both
+// JSON null, as JSON.stringify writes them.
+const ACTIVITY_DAYS_COLUMNS = prepared(
+  `SELECT coalesce(string_agg(day::text, '' ORDER BY day), '') AS dates,
+          ${RINGS.map(([column, name]) => `${float8ArraySql(`coalesce(array_agg(${column}::float8 ORDER BY day), '{}')`)} AS "${name}"`).join(',\n          ')}
    FROM activity_summaries ${DAYS_WHERE}`,
 );
+
+/** Each ring's `,"name":`, in the answer's order. */
+const MEMBERS = RINGS.map(([, name]) => `,"${name}":`);
 
 export async function activityDays(db: Db, userId: string, firstDay: string, lastDay: string): Promise<ActivityDayT[]> {
   const { rows } = await db.query<ActivityDayT>(ACTIVITY_DAYS([userId, firstDay, lastDay]));
@@ -35,12 +40,21 @@ export async function activityDays(db: Db, userId: string, firstDay: string, las
 }
 
 /**
- * The answer's body, {"days":[…]}, as PostgreSQL writes it: the bytes
- * JSON.stringify({ days: activityDays(…) }) would give, without a row or an
- * object per day. Null when a ring's number is one whose text differs (then
- * read the days with activityDays).
+ * The answer's body, {"days":[…]}: the bytes JSON.stringify({ days:
+ * activityDays(…) }) gives, built from one row of columns instead of a row
+ * and an object per day. PostgreSQL writing each day's JSON itself cost it
+ * twice the CPU of reading the rows (bench/RESULTS.md, issue 12).
  */
-export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string | null> {
-  const { rows } = await db.query<{ exotic: boolean; days: string }>(ACTIVITY_DAYS_TEXT([userId, firstDay, lastDay]));
-  return rows[0].exotic ? null : `{"days":[${rows[0].days}]}`;
+export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
+  const { rows } = await db.query<Record<string, string>>(ACTIVITY_DAYS_COLUMNS([userId, firstDay, lastDay]));
+  const row = rows[0];
+  const columns = RINGS.map(([, name]) => float8ArrayFromSql(row[name]));
+  const days = columns[0].length;
+  let body = '{"days":[';
+  for (let i = 0; i < days; i++) {
+    body += `${i === 0 ? '' : ','}{"date":"${dayAt(row.dates, i)}"`;
+    for (let k = 0; k < MEMBERS.length; k++) body += MEMBERS[k] + jsonNumber(columns[k][i]);
+    body += '}';
+  }
+  return body + ']}';
 }
