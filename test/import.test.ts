@@ -545,6 +545,7 @@ test('stopped by SIGTERM mid-way, an import leaves what it stored counted for th
     const stored = Number((await stoppedDb.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
     assert.ok(stored >= 3000 && stored < FIXTURE_SAMPLES + 20_000, `a partial import (${stored} samples)`);
     assert.deepEqual(await countMismatches(stoppedDb), []);
+    assert.deepEqual(await stoppedDb.query('SELECT * FROM stale_sample_counts'), [], 'recounted, so no longer marked stale');
   } finally {
     await stoppedDb.drop();
   }
@@ -560,12 +561,30 @@ test('a crash mid-way, then a re-run, ends with exactly one complete import', as
     const partial = Number((await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
     assert.ok(partial < FIXTURE_SAMPLES + 20_000, `a partial import (${partial} samples)`);
     assert.equal(Number((await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM upload_batches'))[0].n), 0);
+    // Killed before it recounted: its user stays marked stale, and the catalog counts that user's samples itself.
+    const OWN_TABLES = ['HKWorkoutTypeIdentifier', 'HKDataTypeIdentifierStateOfMind', 'HKActivitySummaryTypeIdentifier'];
+    assert.deepEqual((await crashDb.query<{ user_id: string }>('SELECT user_id FROM stale_sample_counts')).map((row) => row.user_id), [USER]);
+    const reader = await startServer({ databaseUrl: crashDb.url, env: { SERVICE_TIME_ZONE: ZONE, SERVICE_USER_ID: USER } });
+    try {
+      const catalog = await reader.getJson('/v1/catalog/types');
+      assert.equal(catalog.status, 200);
+      const counted = (catalog.body.types as { identifier: string; rawRows: number }[]).filter((t) => !OWN_TABLES.includes(t.identifier) && t.rawRows > 0).map((t) => `${t.identifier} ${t.rawRows}`).sort();
+      const stored = await crashDb.query<{ k: string }>(
+        `SELECT t.identifier || ' ' || count(*) AS k FROM samples s JOIN sample_types t USING (type_id) WHERE s.user_id = $1 GROUP BY t.identifier`,
+        [USER],
+      );
+      assert.ok(counted.length > 0);
+      assert.deepEqual(counted, stored.map((row) => row.k).sort(), 'the catalog shows the samples the killed import stored');
+    } finally {
+      await reader.stop();
+    }
 
     const run = await importCli(['--user', USER, await bigExport()], crashEnv);
     assert.equal(run.code, 0, run.stderr);
     const [{ n }] = await crashDb.query<{ n: string }>('SELECT count(*) AS n FROM samples WHERE user_id = $1', [USER]);
     assert.equal(Number(n), FIXTURE_SAMPLES + 20_000);
     assert.deepEqual(await countMismatches(crashDb), [], 'the re-run counts the samples the killed run stored too');
+    assert.deepEqual(await crashDb.query('SELECT * FROM stale_sample_counts'), [], 'and clears the mark');
     // 20,000 minutes from local midnight of 2023-01-01: 13 full days of 1440 and 1280 minutes on the 14th.
     const filled = await crashDb.query<{ day: string; sum: number }>(
       `SELECT a.day::text AS day, a.sum FROM daily_aggregates a JOIN sample_types t USING (type_id)

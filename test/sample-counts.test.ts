@@ -10,9 +10,10 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { finished } from 'node:stream/promises';
-import { compactSampleCounts, recountSamples } from '../src/db/writes/sample-counts.js';
+import { beginUncountedWrites, compactSampleCounts, endUncountedWrites, recountSamples, recoverStaleCounts } from '../src/db/writes/sample-counts.js';
+import { catalogRows } from '../src/db/queries/catalog.js';
 import { skipForeignKeyChecks } from '../src/db/writes/bulk-load.js';
-import { databaseWithClient } from './support/db.js';
+import { countMismatches, databaseWithClient } from './support/db.js';
 
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
@@ -146,6 +147,48 @@ test('writers in concurrent transactions append without waiting for each other',
     await second.end();
   }
   await assertCounted('concurrent writers');
+});
+
+test('a user marked stale is counted by the catalog itself; the mark outlives a killed writer until a recovery recounts, never while a writer is at it', async () => {
+  const rawOf = async (client: pg.ClientBase) => (await catalogRows(client, A)).map((row) => `${row.identifier} ${row.rawRows}`);
+  const truth = async () =>
+    (await own.db.query<{ k: string }>(
+      `SELECT t.identifier || ' ' || count(*) AS k FROM samples s JOIN sample_types t USING (type_id) WHERE s.user_id = $1 GROUP BY t.identifier ORDER BY t.identifier`,
+      [A],
+    )).map((row) => row.k);
+  const writer = new pg.Client({ connectionString: own.db.url });
+  await writer.connect();
+  await beginUncountedWrites(writer, A);
+  await writer.query('SET session_replication_role = replica');
+  await writer.query(insertSql(A, 9000, 9400, MIXED));
+  assert.notDeepEqual(await countMismatches(own.db), [], 'the writer skipped the counting triggers');
+  const reader = own.client;
+  assert.deepEqual((await rawOf(reader)).sort(), await truth(), 'the catalog counts a user marked stale itself');
+  assert.deepEqual(await recoverStaleCounts(reader), [], 'no recovery while the writer is at it');
+  await writer.end(); // killed: no recount, no end
+  assert.equal((await own.db.query('SELECT 1 FROM stale_sample_counts WHERE user_id = $1', [A])).length, 1, 'the mark outlives it');
+  assert.deepEqual((await rawOf(reader)).sort(), await truth());
+  assert.deepEqual(await recoverStaleCounts(reader), [A]);
+  assert.deepEqual(await own.db.query('SELECT * FROM stale_sample_counts'), []);
+  assert.deepEqual(await countMismatches(own.db), [], 'recovered: the counts are the samples stored');
+
+  // Two writers of one user: the first to end leaves the mark to the other, which clears it.
+  const [first, second] = [new pg.Client({ connectionString: own.db.url }), new pg.Client({ connectionString: own.db.url })];
+  await first.connect();
+  await second.connect();
+  try {
+    await beginUncountedWrites(first, A);
+    await beginUncountedWrites(second, A);
+    await recountSamples(first, [A]);
+    await endUncountedWrites(first, A);
+    assert.equal((await own.db.query('SELECT 1 FROM stale_sample_counts WHERE user_id = $1', [A])).length, 1, 'kept while the second writes');
+    await recountSamples(second, [A]);
+    await endUncountedWrites(second, A);
+    assert.deepEqual(await own.db.query('SELECT * FROM stale_sample_counts'), []);
+  } finally {
+    await first.end();
+    await second.end();
+  }
 });
 
 test('TRUNCATE forgets every count', async () => {

@@ -430,4 +430,20 @@ INSERT INTO upload_totals (user_id, batches, samples)
 SELECT user_id, count(*), coalesce(sum(sample_count), 0) FROM upload_batches GROUP BY user_id;
 ` + TOTALS_ROLE_SQL,
   },
+  {
+    version: 8,
+    name: 'stale sample counts',
+    // Users whose sample counts may be behind their samples: a bulk writer
+    // skipping the counting triggers (the importer's lanes) marks its user
+    // before it writes and clears the mark once it has recounted. A writer
+    // killed on the way leaves the mark, and the catalog then counts that
+    // user's samples itself until the next import recounts them
+    // (src/db/writes/sample-counts.ts).
+    sql: `
+CREATE TABLE IF NOT EXISTS stale_sample_counts (
+  user_id uuid PRIMARY KEY,
+  since_ms bigint NOT NULL
+);
+`,
+  },
 ];

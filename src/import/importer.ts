@@ -25,7 +25,7 @@ import { Progress, type ProgressOutput } from './progress.js';
 import { ImportReport } from './report.js';
 import { DEFAULT_BATCH_ROWS, SampleLoader, type LoadTotals } from './sample-loader.js';
 import { analyzeSamples, buildWorkoutStreams, recordUploadBatch, userHasSamples } from '../db/writes/import.js';
-import { recountSamples } from '../db/writes/sample-counts.js';
+import { beginUncountedWrites, endUncountedWrites, recountSamples, recoverStaleCounts } from '../db/writes/sample-counts.js';
 import { replaceOnlyUsers } from '../db/writes/demo.js';
 import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
@@ -101,6 +101,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
   const progress = new Progress(options.out, files.xml.label, files.xml.size);
   const warn = (line: string) => progress.note(line);
   let claimedZone = false;
+  let marked = false;
   try {
     await client.connect();
     const demoUsers = options.demoUsers ?? [];
@@ -112,6 +113,12 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
       throw new ImportUsageError(zoneMismatch(options.timeZone, storedZone, options.embeddedDatabase === true));
     }
     await ensureUsers(client, [userId], Date.now());
+    // The counts of users whose import was killed before it recounted them, now; then this user's marked stale
+    // while its samples go in uncounted (the lanes skip the counting triggers).
+    const recovered = await recoverStaleCounts(client);
+    if (recovered.length > 0) warn(`import: recounted the samples of ${recovered.length} user(s) an earlier import left uncounted`);
+    await beginUncountedWrites(client, userId);
+    marked = true;
     const nameIds = await NameIds.load(client);
     const firstImport = !(await userHasSamples(client, userId));
     loader = await SampleLoader.open(options.databaseUrl, { batchRows: options.batchRows ?? DEFAULT_BATCH_ROWS, userHasNoSamples: firstImport });
@@ -138,6 +145,8 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     loader = null;
 
     await recountSamples(client, [userId]);
+    await endUncountedWrites(client, userId);
+    marked = false;
     await analyzeSamples(client);
     warn('import: workout routes and streams…');
     await importRoutes(attachments, xml.routeReferences, client, userId);
@@ -169,7 +178,9 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     // A first import stopped before it stored anything leaves no zone behind: the next try may choose another.
     if (claimedZone) await releaseUnusedTimeZone(client, options.timeZone).catch(() => false);
     // The samples it did store are counted (its lanes skip the counting triggers); a re-run counts again when done.
-    await recountSamples(client, [userId]).catch(() => {});
+    // A recount that failed leaves the mark: the catalog counts this user itself until the next import recounts.
+    const recounted = await recountSamples(client, [userId]).then(() => true, () => false);
+    if (marked && recounted) await endUncountedWrites(client, userId).catch(() => {});
     throw error;
   } finally {
     if (loader !== null) await loader.abort();

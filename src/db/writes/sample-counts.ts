@@ -3,8 +3,10 @@
 // writer; healthd's bulk writers skip the triggers with the foreign-key checks
 // (bulk-load.ts) and count themselves: the receiver appends each batch's
 // counts with its upload counts (countTypeUploads, ingest.ts), the importer
-// and the demo count their users anew when done (recountSamples). Folding
-// keeps the rows few. The same for the upload totals /v1/users reads
+// and the demo count their users anew when done (recountSamples); the
+// importer marks its user stale while it writes (migration 8), so that the
+// catalog counts that user's samples itself until the recount, also when the
+// import was killed before it. Folding keeps the rows few. The same for the upload totals /v1/users reads
 // (migration 7), whose triggers count every writer.
 import type pg from 'pg';
 
@@ -64,4 +66,57 @@ const FOLD_TOTALS_SQL = `WITH gone AS (
 /** Folds each user's upload totals into one row, as compactSampleCounts does the sample counts. */
 export async function compactUploadTotals(client: pg.ClientBase, userIds: readonly string[]): Promise<void> {
   for (const userId of userIds) await client.query(FOLD_TOTALS_SQL, [userId]);
+}
+
+/**
+ * First key of the advisory lock a writer that skips the counting triggers
+ * holds, shared, for its user while it writes (ASCII "stal"); the second is
+ * the user's hash. Held by the session: a killed writer lets go of it.
+ */
+const UNCOUNTED_LOCK_KEY = 0x7374616c;
+
+/**
+ * Before a bulk writer that may skip the counting triggers writes a user's
+ * samples: takes the shared lock and marks the user's counts stale (committed
+ * at once, so the catalog counts that user's samples itself meanwhile). End
+ * with recountSamples, then endUncountedWrites. `client` must not be in a transaction.
+ */
+export async function beginUncountedWrites(client: pg.ClientBase, userId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_lock_shared(${UNCOUNTED_LOCK_KEY}, hashtext($1::text))`, [userId]);
+  await client.query('INSERT INTO stale_sample_counts (user_id, since_ms) VALUES ($1, $2) ON CONFLICT (user_id) DO NOTHING', [userId, Date.now()]);
+}
+
+/** After the recount: lets go of the lock, and clears the mark unless another such writer of the user is still at it (it clears it when done). */
+export async function endUncountedWrites(client: pg.ClientBase, userId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_unlock_shared(${UNCOUNTED_LOCK_KEY}, hashtext($1::text))`, [userId]);
+  await whileNoWriter(client, userId, () => client.query('DELETE FROM stale_sample_counts WHERE user_id = $1', [userId]));
+}
+
+/**
+ * Recounts the users marked stale whose writer is gone (killed before it
+ * recounted) and clears their marks; a user whose writer is still at it is
+ * left alone. Answers the users recounted. `client` must not be in a transaction.
+ */
+export async function recoverStaleCounts(client: pg.ClientBase): Promise<string[]> {
+  const { rows } = await client.query<{ user_id: string }>('SELECT user_id FROM stale_sample_counts ORDER BY user_id');
+  const recounted: string[] = [];
+  for (const { user_id: userId } of rows) {
+    await whileNoWriter(client, userId, async () => {
+      await recountSamples(client, [userId]);
+      await client.query('DELETE FROM stale_sample_counts WHERE user_id = $1', [userId]);
+      recounted.push(userId);
+    });
+  }
+  return recounted;
+}
+
+/** Runs `work` holding the user's lock exclusively, if no writer holds it; otherwise does nothing. */
+async function whileNoWriter(client: pg.ClientBase, userId: string, work: () => Promise<unknown>): Promise<void> {
+  const { rows } = await client.query<{ free: boolean }>(`SELECT pg_try_advisory_lock(${UNCOUNTED_LOCK_KEY}, hashtext($1::text)) AS free`, [userId]);
+  if (!rows[0].free) return;
+  try {
+    await work();
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock(${UNCOUNTED_LOCK_KEY}, hashtext($1::text))`, [userId]);
+  }
 }
