@@ -10,13 +10,14 @@
 // snapshot. Each part is an aggregate, so each gives exactly one row; the
 // order of the workouts and body readings is not needed (the summary counts
 // the one and looks the other up by type).
-import { dayAt, type DailyValueColumns } from '../../core/daily-columns.js';
+import { dayAt } from '../../core/daily-columns.js';
 import { SLEEP_ANALYSIS, type DailyMetricType } from '../../core/registry.js';
-import type { SleepColumns } from '../../core/sleep-nights.js';
+import type { SummaryInput } from '../../core/summary.js';
 import { float8ArrayFromSql } from '../binary-arrays.js';
 import { prepared, shiftParams, type Db } from '../pool.js';
 import { DAILY_METRICS_COLUMNS_SQL, LATEST_METRICS_SQL, pageParams } from './metrics.js';
 import { SLEEP_SAMPLE_ARRAYS_SQL, sleepColumnsOfRow, type SleepArraysRow } from './sleep.js';
+import { newestUploadSql } from './users.js';
 
 /**
  * Parameters: $1 user id; $2–$8 the daily page's (metrics.ts pageParams);
@@ -26,7 +27,7 @@ import { SLEEP_SAMPLE_ARRAYS_SQL, sleepColumnsOfRow, type SleepArraysRow } from 
  */
 const SUMMARY_READ = prepared(`
   SELECT (SELECT name FROM profiles WHERE user_id = $1) AS name,
-         (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = $1) AS "lastSync",
+         ${newestUploadSql('$1')} AS "lastSync",
          daily.positions AS "dailyPositions", daily.dates AS "dailyDates", daily."values" AS "dailyValues",
          rings.*, workouts.*, latest.*, sleep.*
   FROM (${shiftParams(DAILY_METRICS_COLUMNS_SQL, 1)}) daily,
@@ -80,16 +81,8 @@ export interface SummaryReadRequest {
   sleep: { fromMs: number; toMs: number };
 }
 
-export interface SummaryRead {
-  name: string | null;
-  lastSync: number | null;
-  /** Positions index request.dailyTypes. */
-  daily: DailyValueColumns;
-  rings: { date: string; moveKcal: number | null; exerciseMin: number | null; standHours: number | null }[];
-  workouts: { activityType: string; start: number; durationS: number | null; distanceM: number | null }[];
-  latestBody: { identifier: string; value: number | null; timestamp: number }[];
-  sleep: SleepColumns;
-}
+/** What the statement reads, in the summary's own shapes; daily's positions index request.dailyTypes. */
+export type SummaryRead = Pick<SummaryInput, 'name' | 'lastSync' | 'daily' | 'rings' | 'workouts' | 'latestBody' | 'sleep'>;
 
 export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<SummaryRead> {
   const { userId } = request;

@@ -5,9 +5,12 @@ import type { ProfileT, UserT } from '../../schemas/resources.js';
 // A user's batches and samples are the sums of their upload_totals rows
 // (migration 7: a few rows a user, whatever the history); the newest upload
 // is one backward step of the upload_batches (user_id, received_at_ms) index.
+/** SQL: the newest upload of the user `userId` (an SQL expression) names, null when none. */
+export const newestUploadSql = (userId: string): string => `(SELECT max(received_at_ms) FROM upload_batches WHERE user_id = ${userId})`;
+
 const USER_COLUMNS = `
   u.user_id::text AS "userID", p.name, p.email, u.created_at_ms AS "createdAt",
-  (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = u.user_id) AS "lastSync",
+  ${newestUploadSql('u.user_id')} AS "lastSync",
   coalesce(b.batches, 0)::bigint AS batches, coalesce(b.uploaded, 0)::bigint AS "uploadedSamples"`;
 
 const BATCH_TOTALS = `

@@ -6,23 +6,31 @@
 // and the demo count their users anew when done (recountSamples); the
 // importer marks its user stale while it writes (migration 8), so that the
 // catalog counts that user's samples itself until the recount, also when the
-// import was killed before it. Folding keeps the rows few. The same for the upload totals /v1/users reads
-// (migration 7), whose triggers count every writer.
+// import was killed before it. Folding keeps the rows few. The same for the
+// upload totals /v1/users reads (migration 7), whose triggers count every
+// writer.
 import type pg from 'pg';
 
 /** First key of the advisory lock a fold holds for its user (ASCII "cnts"); the second is the user's hash. */
 const FOLD_LOCK_KEY = 0x636e7473;
 
-// One statement: the transaction-scoped lock is taken first (an InitPlan) and
-// nothing is deleted unless it was free, so two folds of one user never wait
-// for each other; rows other sessions append meanwhile are left alone.
-const FOLD_COUNTS_SQL = `WITH gone AS (
-     DELETE FROM sample_counts
-     WHERE user_id = $1 AND (SELECT pg_try_advisory_xact_lock(${FOLD_LOCK_KEY}, hashtext($1::text)))
-     RETURNING type_id, n
+/**
+ * Folds a user's rows of `table` into one per `keys` with the `sums` summed
+ * (none where every sum is 0). One statement: the transaction-scoped lock
+ * (`lockKey`, the user's hash) is taken first (an InitPlan) and nothing is
+ * deleted unless it was free, so two folds of one user never wait for each
+ * other; rows other sessions append meanwhile are left alone.
+ */
+const foldSql = (table: string, lockKey: number, keys: readonly string[], sums: readonly string[]): string => `WITH gone AS (
+     DELETE FROM ${table}
+     WHERE user_id = $1 AND (SELECT pg_try_advisory_xact_lock(${lockKey}, hashtext($1::text)))
+     RETURNING ${[...keys, ...sums].join(', ')}
    )
-   INSERT INTO sample_counts (user_id, type_id, n)
-   SELECT $1, type_id, sum(n) FROM gone GROUP BY type_id HAVING sum(n) <> 0`;
+   INSERT INTO ${table} (user_id, ${[...keys, ...sums].join(', ')})
+   SELECT $1, ${[...keys, ...sums.map((column) => `sum(${column})`)].join(', ')} FROM gone
+   ${keys.length > 0 ? `GROUP BY ${keys.join(', ')}` : ''} HAVING ${sums.map((column) => `sum(${column}) <> 0`).join(' OR ')}`;
+
+const FOLD_COUNTS_SQL = foldSql('sample_counts', FOLD_LOCK_KEY, ['type_id'], ['n']);
 
 /** Folds each user's sample counts into one row per type (skipped for a user another session is folding). */
 export async function compactSampleCounts(client: pg.ClientBase, userIds: readonly string[]): Promise<void> {
@@ -55,13 +63,7 @@ export async function recountSamples(client: pg.ClientBase, userIds: readonly st
 /** First key of the advisory lock an upload-totals fold holds for its user (ASCII "upld"). */
 const FOLD_TOTALS_LOCK_KEY = 0x75706c64;
 
-const FOLD_TOTALS_SQL = `WITH gone AS (
-     DELETE FROM upload_totals
-     WHERE user_id = $1 AND (SELECT pg_try_advisory_xact_lock(${FOLD_TOTALS_LOCK_KEY}, hashtext($1::text)))
-     RETURNING batches, samples
-   )
-   INSERT INTO upload_totals (user_id, batches, samples)
-   SELECT $1, sum(batches), sum(samples) FROM gone HAVING sum(batches) <> 0 OR sum(samples) <> 0`;
+const FOLD_TOTALS_SQL = foldSql('upload_totals', FOLD_TOTALS_LOCK_KEY, [], ['batches', 'samples']);
 
 /** Folds each user's upload totals into one row, as compactSampleCounts does the sample counts. */
 export async function compactUploadTotals(client: pg.ClientBase, userIds: readonly string[]): Promise<void> {
