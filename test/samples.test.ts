@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { LATEST_METRICS_SQL } from '../src/db/queries/metrics.js';
 import { SAMPLE_TYPE_ID_SQL } from '../src/db/names.js';
-import { SAMPLES_PAGE_SQL } from '../src/db/queries/samples.js';
+import { samplesSelectSql } from '../src/db/queries/export-copy.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 
@@ -105,6 +105,32 @@ describe('/v1/samples', () => {
     const past = await samples(`type=${HEART}&${day}&offset=7`);
     assert.deepEqual(past.body.samples, []);
     assert.equal(past.body.nextOffset, 7);
+  });
+
+  test('a page read past the query limit is a 504; the connections go on serving pages', async () => {
+    // One pool connection, so the page after the 504 runs on the connection whose COPY was cancelled, or its replacement.
+    const limited = await startServer({ databaseUrl: db.url, env: { SERVICE_MULTI_USER: 'true', QUERY_TIMEOUT_MS: '300', DB_POOL_SIZE: '1' } });
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      const before = await limited.getJson(`/v1/samples?type=${HEART}&${day}`); // the type id is cached now: only the page waits below
+      assert.equal(before.status, 200);
+      assert.equal(before.body.samples.length, 3);
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE samples IN ACCESS EXCLUSIVE MODE');
+      const blocked = await limited.getJson(`/v1/samples?type=${HEART}&${day}`);
+      assert.equal(blocked.status, 504);
+      assert.deepEqual(blocked.body, { error: 'query took too long; narrow the range' });
+      await locker.query('ROLLBACK');
+      for (let i = 0; i < 3; i++) {
+        const after = await limited.getJson(`/v1/samples?type=${HEART}&${day}`);
+        assert.equal(after.status, 200);
+        assert.deepEqual(after.body, before.body);
+      }
+    } finally {
+      await locker.end();
+      await limited.stop();
+    }
   });
 
   test('a limit above 5000 is clamped, not refused', async () => {
@@ -231,8 +257,8 @@ describe('query plans on ~50k analysed rows', () => {
   test('a samples page over a whole month of 40 000 rows is an index range scan', async () => {
     const { rows } = await client.query(SAMPLE_TYPE_ID_SQL, [HEART]);
     assert.deepEqual(rows, [{ type_id: 1 }]);
-    assertServedByIndex(await planNodes(SAMPLES_PAGE_SQL, [DEFAULT_USER, 1, T0, T0 + 31 * DAY, 5000, 0]));
-    assertServedByIndex(await planNodes(SAMPLES_PAGE_SQL, [DEFAULT_USER, 1, T0, T0 + 31 * DAY, 1000, 30000]));
+    assertServedByIndex(await planNodes(samplesSelectSql(DEFAULT_USER, 1, T0, T0 + 31 * DAY, { limit: 5000, offset: 0 }), []));
+    assertServedByIndex(await planNodes(samplesSelectSql(DEFAULT_USER, 1, T0, T0 + 31 * DAY, { limit: 1000, offset: 30000 }), []));
   });
 
   test('the latest metrics are one index probe per type', async () => {

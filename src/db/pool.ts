@@ -59,26 +59,43 @@ export class RequestDb {
   constructor(
     /** The pool underneath: the key of caches that live as long as the database (src/db/names.ts). */
     readonly pool: pg.Pool,
-    gone: () => boolean,
+    private readonly gone: () => boolean,
   ) {
-    this.query = (async (config: string | pg.QueryConfig, values?: unknown[]) => {
-      if (gone()) throw new ClientGone();
-      const client = await pool.connect();
-      if (gone()) {
-        client.release();
-        throw new ClientGone();
-      }
-      let result: pg.QueryResult;
-      try {
-        result = await client.query(config, values);
-      } catch (error) {
-        client.release(error as Error);
-        throw error;
-      }
-      client.release();
-      return result;
-    }) as pg.Pool['query'];
+    this.query = ((config: string | pg.QueryConfig, values?: unknown[]) => this.withClient((client) => client.query(config, values))) as pg.Pool['query'];
   }
+
+  /** Runs `work` on a connection of its own, released after (dropped when `work` failed). */
+  withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return checkedOut(this.pool, work, this.gone);
+  }
+}
+
+/** `work` on a connection checked out of `pool` and released after, dropped when `work` failed; never checked out or run once `gone`. */
+async function checkedOut<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, gone: () => boolean): Promise<T> {
+  if (gone()) throw new ClientGone();
+  const client = await pool.connect();
+  if (gone()) {
+    client.release();
+    throw new ClientGone();
+  }
+  let result: T;
+  try {
+    result = await work(client);
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  client.release();
+  return result;
+}
+
+const NEVER_GONE = () => false;
+
+/** Runs `work` on one connection of `db`: the connection itself, or one checked out of a pool (or a request's view of it) and released after. */
+export function withClient<T>(db: Db, work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  if (db instanceof RequestDb) return db.withClient(work);
+  if (db instanceof pg.Pool) return checkedOut(db, work, NEVER_GONE);
+  return work(db);
 }
 
 export interface PoolOptions {

@@ -12,25 +12,16 @@
 // rest. A NaN or infinite value throws (the export is cut off, as the
 // encoder's RangeError always made it).
 import { plainNumber } from '../core/export-encoding.js';
-import { BINARY_COPY_HEADER, BINARY_COPY_SIGNATURE } from '../db/writes/sample-copy.js';
+import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../db/binary-copy.js';
 import { encodeCell, sampleCells } from './sample-encoding.js';
 import type { ExportFormat } from './plan.js';
 
-const SIGNATURE = BINARY_COPY_SIGNATURE;
-const HEADER_BYTES = BINARY_COPY_HEADER.length;
 const FIELDS = 5;
 /** Bytes of a row's numbers as text, at most: two instants and a value (plainNumber of a double: under 330 characters). */
 const NUMBER_BYTES = 3 * 340;
 const INITIAL_OUT = 256 << 10;
 /** Bytes of a chunk joined to a cut row: more than a whole row of these columns (66 bytes) or the header (19). */
 const JOIN_BYTES = 256;
-
-/** Two lowercase hex digits per byte value. */
-const HEX = new Uint8Array(512);
-for (let i = 0; i < 256; i++) HEX.set(Buffer.from(i.toString(16).padStart(2, '0'), 'latin1'), i * 2);
-const DASH = 0x2d;
-
-const TWO_TO_32 = 4294967296;
 
 export class SampleLineWriter {
   private readonly head: Buffer;
@@ -116,11 +107,10 @@ export class SampleLineWriter {
   /** Writes the lines of the complete rows of `data` that start before `limit`; answers where it stopped and the output offset. */
   private rows(data: Buffer, at: number, limit: number, o: number, emit: (bytes: Buffer) => void): { at: number; o: number } {
     if (!this.headerDone) {
-      if (data.length - at < HEADER_BYTES) return { at, o };
-      if (!data.subarray(at, at + SIGNATURE.length).equals(SIGNATURE)) throw new Error('not a binary COPY stream');
-      if (data.readUInt32BE(at + SIGNATURE.length + 4) !== 0) throw new Error('binary COPY header extensions are not supported');
+      if (data.length - at < COPY_HEADER_BYTES) return { at, o };
+      checkCopyHeader(data, at);
       this.headerDone = true;
-      at += HEADER_BYTES;
+      at += COPY_HEADER_BYTES;
     }
     while (at < limit && data.length - at >= 2) {
       const fields = data.readInt16BE(at);
@@ -159,12 +149,7 @@ export class SampleLineWriter {
     o += this.head.copy(out, o);
     // uuid: 16 bytes as 8-4-4-4-12 lowercase hex.
     at += 4;
-    for (let i = 0; i < 16; i++) {
-      if (i === 4 || i === 6 || i === 8 || i === 10) out[o++] = DASH;
-      const byte = data[at + i] * 2;
-      out[o++] = HEX[byte];
-      out[o++] = HEX[byte + 1];
-    }
+    o = writeUuidText(out, o, data, at);
     at += 16;
     o += this.afterUuid.copy(out, o);
     o = writeNumber(out, o, readInt64(data, at + 4));
@@ -242,12 +227,4 @@ function writeDigits(out: Buffer, o: number, n: number, width: number): number {
     n = next;
   }
   return o + digits;
-}
-
-/** A bigint column as the double it reads as (exact up to 2^53, rounded to nearest as a float8 cast rounds beyond). */
-function readInt64(data: Buffer, at: number): number {
-  const high = data.readInt32BE(at);
-  const low = data.readUInt32BE(at + 4);
-  if (high >= -2097152 && high < 2097152) return high * TWO_TO_32 + low;
-  return Number(data.readBigInt64BE(at));
 }

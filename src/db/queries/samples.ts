@@ -4,14 +4,20 @@
 // so the planner sees the real id and its row estimate (a deep offset into a
 // dense type then still walks the index instead of sorting the whole range).
 //
-// The page comes back as one row of columns — the uuids' text run together,
-// the instants, values and source ids as binary float8 arrays — not as a
-// thousand rows: parsing a row per sample (a message, five fields, a parser
-// each) cost as much as everything else the route does. Source names come
+// The page comes back as PostgreSQL's binary COPY of the plain columns
+// (src/db/queries/export-copy.ts), read whole (src/db/copy-out.ts) and
+// decoded here into columns: the uuids' text run together, the instants,
+// values and source ids as Float64Arrays. Not as rows: parsing a row per
+// sample (five text fields, a parser each) cost as much as everything else
+// the route does. Not as one row of aggregates (array_agg, array_send,
+// base64), as it was until 2026-11-24: that cost PostgreSQL 1.3–1.9 ms a page
+// of 1000 against 0.7–0.9 for the COPY (bench/RESULTS.md). Source names come
 // from the cache of names.
-import type { Db } from '../pool.js';
-import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
+import { withClient, type Db } from '../pool.js';
+import { copyOutWhole } from '../copy-out.js';
+import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, UUID_TEXT_BYTES, writeUuidText } from '../binary-copy.js';
 import { sampleTypeId, sourceNames } from '../names.js';
+import { samplesCopySql } from './export-copy.js';
 
 export interface SampleColumns {
   /** The uuids' text (36 characters each), in page order. */
@@ -27,23 +33,6 @@ export interface SampleColumns {
   sources: ReadonlyMap<number, string>;
 }
 
-const ORDER = 'ORDER BY p.start_ms, p.uuid';
-
-/** $1 user id, $2 type id, $3 start (inclusive), $4 end (exclusive), $5 limit, $6 offset. */
-export const SAMPLES_PAGE_SQL = `
-  SELECT coalesce(string_agg(p.uuid::text, '' ${ORDER}), '') AS uuids,
-         ${float8ArraySql(`coalesce(array_agg(p.start_ms::float8 ${ORDER}), '{}')`)} AS starts,
-         ${float8ArraySql(`coalesce(array_agg(p.end_ms::float8 ${ORDER}), '{}')`)} AS ends,
-         ${float8ArraySql(`coalesce(array_agg(p.value ${ORDER}), '{}')`)} AS "values",
-         ${float8ArraySql(`coalesce(array_agg(p.source_id::float8 ${ORDER}), '{}')`)} AS sources
-  FROM (
-    SELECT s.uuid, s.start_ms, s.end_ms, s.value, s.source_id
-    FROM samples s
-    WHERE s.user_id = $1 AND s.type_id = $2 AND s.start_ms >= $3 AND s.start_ms < $4
-    ORDER BY s.start_ms, s.uuid
-    LIMIT $5 OFFSET $6
-  ) p`;
-
 const EMPTY: SampleColumns = Object.freeze({
   uuids: '',
   starts: new Float64Array(0),
@@ -52,6 +41,69 @@ const EMPTY: SampleColumns = Object.freeze({
   sourceIds: new Float64Array(0),
   sources: new Map(),
 });
+
+const FIELDS = 5;
+/** Bytes of a COPY row of these columns at most: field count, then per field its length and data. */
+const ROW_BYTES = 2 + (4 + 16) + (4 + 8) * 3 + (4 + 4);
+/** At least: value and source NULL. */
+const ROW_MIN_BYTES = ROW_BYTES - 8 - 4;
+/** uuid, start and end with their lengths. */
+const FIXED_FIELD_BYTES = (4 + 16) + (4 + 8) * 2;
+/** The header and the trailer. */
+const FRAME_BYTES = COPY_HEADER_BYTES + 2;
+
+/** The page's rows out of the COPY's data, checked field by field. */
+function decodePage(data: Buffer): Omit<SampleColumns, 'sources'> {
+  if (data.length < FRAME_BYTES) throw new Error('binary COPY data cut short');
+  checkCopyHeader(data, 0);
+  const most = Math.floor((data.length - FRAME_BYTES) / ROW_MIN_BYTES);
+  const uuids = Buffer.allocUnsafe(most * UUID_TEXT_BYTES);
+  const starts = new Float64Array(most);
+  const ends = new Float64Array(most);
+  const values = new Float64Array(most);
+  const sourceIds = new Float64Array(most);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let at = COPY_HEADER_BYTES;
+  let n = 0;
+  for (;;) {
+    const fields = view.getInt16(at);
+    at += 2;
+    if (fields === -1) break;
+    if (fields !== FIELDS) throw new Error(`expected ${FIELDS} columns per COPY row, got ${fields}`);
+    // The fixed fields and the next two lengths; past them the view's reads throw by themselves.
+    if (at + FIXED_FIELD_BYTES + 8 > data.length) throw new Error('binary COPY data cut short');
+    if (view.getInt32(at) !== 16 || view.getInt32(at + 20) !== 8 || view.getInt32(at + 32) !== 8) throw new Error('unexpected binary COPY field');
+    writeUuidText(uuids, n * UUID_TEXT_BYTES, data, at + 4);
+    starts[n] = readInt64(data, at + 24);
+    ends[n] = readInt64(data, at + 36);
+    at += FIXED_FIELD_BYTES;
+    const valueBytes = view.getInt32(at);
+    if (valueBytes === -1) {
+      values[n] = NaN;
+      at += 4;
+    } else {
+      values[n] = view.getFloat64(at + 4);
+      at += 12;
+    }
+    const sourceBytes = view.getInt32(at);
+    if (sourceBytes === -1) {
+      sourceIds[n] = NaN;
+      at += 4;
+    } else {
+      sourceIds[n] = view.getInt32(at + 4);
+      at += 8;
+    }
+    n++;
+  }
+  if (at !== data.length) throw new Error('binary COPY data after its trailer');
+  return {
+    uuids: uuids.toString('latin1', 0, n * UUID_TEXT_BYTES),
+    starts: starts.subarray(0, n),
+    ends: ends.subarray(0, n),
+    values: values.subarray(0, n),
+    sourceIds: sourceIds.subarray(0, n),
+  };
+}
 
 export async function samplesPageColumns(
   db: Db,
@@ -64,15 +116,7 @@ export async function samplesPageColumns(
 ): Promise<SampleColumns> {
   const typeId = await sampleTypeId(db, identifier);
   if (typeId === null) return EMPTY;
-  const { rows } = await db.query<{ uuids: string; starts: string; ends: string; values: string; sources: string }>(SAMPLES_PAGE_SQL, [userId, typeId, start, end, limit, offset]);
-  const row = rows[0];
-  const sourceIds = float8ArrayFromSql(row.sources);
-  return {
-    uuids: row.uuids,
-    starts: float8ArrayFromSql(row.starts),
-    ends: float8ArrayFromSql(row.ends),
-    values: float8ArrayFromSql(row.values),
-    sourceIds,
-    sources: await sourceNames(db, sourceIds),
-  };
+  const sql = samplesCopySql(userId, typeId, start, end, { limit, offset });
+  const page = decodePage(await withClient(db, (client) => copyOutWhole(client, sql, FRAME_BYTES + limit * ROW_BYTES)));
+  return { ...page, sources: await sourceNames(db, page.sourceIds) };
 }
