@@ -4,7 +4,7 @@
 // whose answers are unbounded, stream theirs through pg-copy-streams instead
 // (src/db/queries/export-copy.ts) — which takes the connection's socket over
 // and re-frames it, a Readable in between: for one page that machinery cost
-// more than the rows (bench/RESULTS.md, 2026-11-24 22:40).
+// more than the rows (bench/RESULTS.md, the 2026-11-24 22:30 run).
 import type pg from 'pg';
 
 /** What pg hands a query of a CopyData message: its data (a view of pg's read buffer, valid only during the call). */
