@@ -12,8 +12,6 @@ interface CopyDataMessage {
   chunk: Buffer;
 }
 
-const INITIAL_BYTES = 64 << 10;
-
 class WholeCopyOut implements pg.Submittable {
   private data: Buffer;
   private size = 0;
@@ -69,7 +67,7 @@ class WholeCopyOut implements pg.Submittable {
  * the format's own header and trailer kept). `expectedBytes` sizes the first
  * buffer. Rejects with PostgreSQL's error, or pg's read timeout.
  */
-export function copyOutWhole(client: pg.ClientBase, text: string, expectedBytes = INITIAL_BYTES): Promise<Buffer> {
+export function copyOutWhole(client: pg.ClientBase, text: string, expectedBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const query = new WholeCopyOut(text, expectedBytes);
     query.callback = (error, data) => (error ? reject(error) : resolve(data!));

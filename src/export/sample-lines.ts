@@ -12,11 +12,11 @@
 // rest. A NaN or infinite value throws (the export is cut off, as the
 // encoder's RangeError always made it).
 import { plainNumber } from '../core/export-encoding.js';
+import { SAMPLE_SELECT_FIELDS as FIELDS } from '../db/queries/export-copy.js';
 import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../db/binary-copy.js';
 import { encodeCell, sampleCells } from './sample-encoding.js';
 import type { ExportFormat } from './plan.js';
 
-const FIELDS = 5;
 /** Bytes of a row's numbers as text, at most: two instants and a value (plainNumber of a double: under 330 characters). */
 const NUMBER_BYTES = 3 * 340;
 const INITIAL_OUT = 256 << 10;

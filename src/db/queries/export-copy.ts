@@ -24,6 +24,9 @@ export interface RowPage {
   offset: number;
 }
 
+/** Columns of samplesSelectSql's rows: uuid, start_ms, end_ms, value, source_id. */
+export const SAMPLE_SELECT_FIELDS = 5;
+
 /** SELECT of the samples of one type starting in [start, end), in (start, uuid) order; only `page`'s rows of them when given. */
 export function samplesSelectSql(userId: string, typeId: number, start: number, end: number, page?: RowPage): string {
   if (!isUuid(userId)) throw new Error(`not a uuid: ${userId}`);

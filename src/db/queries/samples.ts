@@ -17,7 +17,7 @@ import { withClient, type Db } from '../pool.js';
 import { copyOutWhole } from '../copy-out.js';
 import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, UUID_TEXT_BYTES, writeUuidText } from '../binary-copy.js';
 import { sampleTypeId, sourceNames } from '../names.js';
-import { samplesCopySql } from './export-copy.js';
+import { SAMPLE_SELECT_FIELDS as FIELDS, samplesCopySql } from './export-copy.js';
 
 export interface SampleColumns {
   /** The uuids' text (36 characters each), in page order. */
@@ -42,7 +42,6 @@ const EMPTY: SampleColumns = Object.freeze({
   sources: new Map(),
 });
 
-const FIELDS = 5;
 /** Bytes of a COPY row of these columns at most: field count, then per field its length and data. */
 const ROW_BYTES = 2 + (4 + 16) + (4 + 8) * 3 + (4 + 4);
 /** At least: value and source NULL. */
