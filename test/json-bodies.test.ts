@@ -245,7 +245,10 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
     let textPath = 0;
     for (const identifiers of lists) {
       for (const [firstDay, lastDay] of [['2026-03-01', '2026-04-30'], ['2026-03-29', '2026-03-29'], ['2026-03-28', '2026-03-30'], ['2025-01-01', '2025-01-31']]) {
-        for (const [limit, offset] of pages) {
+        // First pages that end just before, on and just after the last day (the text path reads a first page that fits whole by itself).
+        const all = (JSON.parse(await oldDailyBody(identifiers, firstDay, lastDay, 10_000, 0)) as { nextOffset: number }).nextOffset;
+        const edges: [number, number][] = all > 1 ? [[all - 1, 0], [all, 0], [all + 1, 0]] : [];
+        for (const [limit, offset] of [...pages, ...edges]) {
           const expected = await oldDailyBody(identifiers, firstDay, lastDay, limit, offset);
           const types = dailyMetricTypes(identifiers);
           const what = `${identifiers.join(',')} ${firstDay}…${lastDay} limit ${limit} offset ${offset}`;
