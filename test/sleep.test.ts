@@ -17,7 +17,7 @@ const WATCH = 2;
 const OTHER_APP = 3;
 
 const at = (iso: string) => Date.parse(iso);
-type Row = [user: string, source: number, value: number, start: string, end: string];
+type Row = [user: string, source: number | null, value: number | null, start: string, end: string];
 
 async function seed(db: TestDatabase, zone: string, rows: Row[]): Promise<void> {
   await db.query(`INSERT INTO settings VALUES ('time_zone', $1)`, [zone]);
@@ -83,6 +83,11 @@ describe('America/New_York', () => {
     [A, OTHER_APP, UNSPECIFIED, '2026-11-01T03:00Z', '2026-11-01T12:00Z'],
     // N4: 22:30 → 23:30 EST on 11-01, 60 min: still 11-01 (a 24 h day from 04:00Z would say 11-02).
     [A, WATCH, CORE, '2026-11-02T03:30Z', '2026-11-02T04:30Z'],
+    // N9, 02-10-2027 (EST): samples without a source are one source, id 0, the lowest; a NULL value counts no minutes.
+    [A, WATCH, CORE, '2027-02-10T03:50Z', '2027-02-10T05:50Z'], // 120 staged, first in the session
+    [A, null, CORE, '2027-02-10T04:00Z', '2027-02-10T06:00Z'], // 120 staged: a tie the lower id (0) wins
+    [A, null, AWAKE, '2027-02-10T06:00Z', '2027-02-10T06:10Z'], // 10: shown, as the chosen source's
+    [A, OTHER_APP, null, '2027-02-10T04:30Z', '2027-02-10T05:00Z'], // no value: no in-bed minutes, but a source
   ];
 
   const N1 = {
@@ -158,6 +163,16 @@ describe('America/New_York', () => {
     sources: 1,
   };
 
+  const N9 = {
+    date: '2027-02-10',
+    start: at('2027-02-10T03:50Z'),
+    end: at('2027-02-10T06:10Z'),
+    inBedMinutes: 0,
+    asleepMinutes: 120,
+    stages: stages({ core: 120, awake: 10 }),
+    sources: 3,
+  };
+
   let db: TestDatabase;
   let server: TestServer;
   before(async () => {
@@ -202,6 +217,10 @@ describe('America/New_York', () => {
   test('ties: more staged minutes, then the lower source id', async () => {
     assert.deepEqual(await nights('2026-01-15T05:00Z', '2026-01-16T05:00Z'), [N5]);
     assert.deepEqual(await nights('2026-01-20T05:00Z', '2026-01-21T05:00Z'), [N6]);
+  });
+
+  test('samples without a source count as one source of id 0; a sample without a value counts no minutes', async () => {
+    assert.deepEqual(await nights('2027-02-10T05:00Z', '2027-02-11T05:00Z'), [N9]);
   });
 
   test('a session that began days before the range comes back whole', async () => {

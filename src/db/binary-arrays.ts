@@ -20,7 +20,7 @@ export const float8ArrayFromSql = (text: string): Float64Array => float8ArrayFro
  * than Buffer's readInt32BE/readDoubleBE (a /tmp micro-bench, 2,529 elements:
  * 13 against 48 µs).
  */
-function float8ArrayFromBinary(bytes: Buffer): Float64Array {
+export function float8ArrayFromBinary(bytes: Buffer): Float64Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const ndim = view.getInt32(0);
   if (ndim === 0) return new Float64Array(0);

@@ -1,8 +1,10 @@
 // Reading PostgreSQL's binary COPY format: the header's check, a uuid field
-// as the lowercase hex text PostgreSQL writes, a bigint as a Number. The
-// samples' plain columns arrive this way (src/db/queries/export-copy.ts) for
-// the export's lines (src/export/sample-lines.ts) and /v1/samples' page
-// (src/db/queries/samples.ts).
+// as the lowercase hex text PostgreSQL writes, a bigint as a Number, the
+// fields of a one-row COPY. The samples' plain columns arrive this way
+// (src/db/queries/export-copy.ts) for the export's lines
+// (src/export/sample-lines.ts) and /v1/samples' page
+// (src/db/queries/samples.ts); the sleep samples as one row of arrays
+// (src/db/queries/sleep.ts).
 import { BINARY_COPY_HEADER, BINARY_COPY_SIGNATURE } from './writes/sample-copy.js';
 
 /** Bytes of the header every binary COPY begins with (signature, flags, extension length). */
@@ -12,6 +14,35 @@ export const COPY_HEADER_BYTES = BINARY_COPY_HEADER.length;
 export function checkCopyHeader(data: Buffer, at: number): void {
   if (!data.subarray(at, at + BINARY_COPY_SIGNATURE.length).equals(BINARY_COPY_SIGNATURE)) throw new Error('not a binary COPY stream');
   if (data.readUInt32BE(at + BINARY_COPY_SIGNATURE.length + 4) !== 0) throw new Error('binary COPY header extensions are not supported');
+}
+
+/**
+ * The `count` fields of the one row of a binary COPY's data, whole (header and
+ * trailer checked; NULL fields are null). Throws unless the data holds exactly
+ * one row of `count` fields.
+ */
+export function copyRowFields(data: Buffer, count: number): (Buffer | null)[] {
+  if (data.length < COPY_HEADER_BYTES + 4) throw new Error('binary COPY data cut short');
+  checkCopyHeader(data, 0);
+  let at = COPY_HEADER_BYTES;
+  const fields = data.readInt16BE(at);
+  if (fields !== count) throw new Error(`expected one COPY row of ${count} columns, got ${fields === -1 ? 'none' : `${fields} columns`}`);
+  at += 2;
+  const out: (Buffer | null)[] = [];
+  for (let f = 0; f < count; f++) {
+    if (data.length - at < 4) throw new Error('binary COPY data cut short');
+    const length = data.readInt32BE(at);
+    at += 4;
+    if (length === -1) {
+      out.push(null);
+      continue;
+    }
+    if (length < 0 || data.length - at < length) throw new Error('binary COPY data cut short');
+    out.push(data.subarray(at, at + length));
+    at += length;
+  }
+  if (data.length - at !== 2 || data.readInt16BE(at) !== -1) throw new Error('expected the binary COPY trailer after its one row');
+  return out;
 }
 
 /** Two lowercase hex digits per byte value. */
@@ -34,10 +65,14 @@ export function writeUuidText(out: Uint8Array, o: number, data: Uint8Array, at: 
 
 const TWO_TO_32 = 4294967296;
 
-/** A bigint field's 8 bytes at `at` as the double it reads as (exact up to 2^53, rounded to nearest as a float8 cast rounds beyond). */
-export function readInt64(data: Buffer, at: number): number {
-  const high = data.readInt32BE(at);
-  const low = data.readUInt32BE(at + 4);
+/**
+ * A bigint field's 8 bytes at `at` of `view` as the double it reads as (exact
+ * up to 2^53, rounded to nearest as a float8 cast rounds beyond). Through a
+ * DataView, whose reads the JIT inlines (binary-arrays.ts).
+ */
+export function readInt64(view: DataView, at: number): number {
+  const high = view.getInt32(at);
+  const low = view.getUint32(at + 4);
   if (high >= -2097152 && high < 2097152) return high * TWO_TO_32 + low;
-  return Number(data.readBigInt64BE(at));
+  return Number(view.getBigInt64(at));
 }

@@ -37,7 +37,9 @@ class WholeCopyOut implements pg.Submittable {
       this.data.copy(grown, 0, 0, this.size);
       this.data = grown;
     }
-    this.size += chunk.copy(this.data, this.size);
+    // TypedArray's set: a row's few dozen bytes at a time, Buffer's copy costs more in its checks than in copying.
+    this.data.set(chunk, this.size);
+    this.size += chunk.length;
   }
 
   handleError(error: Error): void {

@@ -112,6 +112,7 @@ export class SampleLineWriter {
       this.headerDone = true;
       at += COPY_HEADER_BYTES;
     }
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     while (at < limit && data.length - at >= 2) {
       const fields = data.readInt16BE(at);
       if (fields === -1) {
@@ -122,7 +123,7 @@ export class SampleLineWriter {
       const end = this.rowEnd(data, at + 2);
       if (end === -1) break;
       if (this.out.length - o < this.rowMaxBytes) o = this.flush(o, emit);
-      o = this.writeLine(data, at + 2, o);
+      o = this.writeLine(data, view, at + 2, o);
       at = end;
     }
     return { at, o };
@@ -143,8 +144,8 @@ export class SampleLineWriter {
     return at <= data.length ? at : -1;
   }
 
-  /** Writes the line of the row whose fields start at `at` into `out` at `o`; answers the offset after it. */
-  private writeLine(data: Buffer, at: number, o: number): number {
+  /** Writes the line of the row whose fields start at `at` (of `data`, which `view` views) into `out` at `o`; answers the offset after it. */
+  private writeLine(data: Buffer, view: DataView, at: number, o: number): number {
     const out = this.out;
     o += this.head.copy(out, o);
     // uuid: 16 bytes as 8-4-4-4-12 lowercase hex.
@@ -152,10 +153,10 @@ export class SampleLineWriter {
     o = writeUuidText(out, o, data, at);
     at += 16;
     o += this.afterUuid.copy(out, o);
-    o = writeNumber(out, o, readInt64(data, at + 4));
+    o = writeNumber(out, o, readInt64(view, at + 4));
     at += 12;
     o += this.afterStart.copy(out, o);
-    o = writeNumber(out, o, readInt64(data, at + 4));
+    o = writeNumber(out, o, readInt64(view, at + 4));
     at += 12;
     o += this.afterEnd.copy(out, o);
     let label: Buffer = this.nullCell;

@@ -7,16 +7,24 @@
 // export runs both in one repeatable-read transaction, src/export/datasets.ts);
 // and /v1/samples, which reads one page of them whole (src/db/queries/samples.ts).
 //
-// COPY takes no bind parameters. Its SQL is built here from validated values
-// only: the user uuid, the type id, the range and the page as integers.
+// COPY takes no bind parameters. Its SQL is built from validated values only
+// (integerSql, uuidSql: the user uuid, the type id, the range and the page as
+// integers), here and for the sleep samples (src/db/queries/sleep.ts).
 import type pg from 'pg';
 import type { Readable } from 'node:stream';
 import { to as copyTo } from 'pg-copy-streams';
 import { isUuid } from '../../core/uuid.js';
 
-function integer(value: number): string {
+/** An integer as SQL text; throws for anything else. */
+export function integerSql(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
   return String(value);
+}
+
+/** A uuid as an SQL literal; throws for anything else. */
+export function uuidSql(value: string): string {
+  if (!isUuid(value)) throw new Error(`not a uuid: ${value}`);
+  return `'${value.toLowerCase()}'::uuid`;
 }
 
 export interface RowPage {
@@ -29,11 +37,10 @@ export const SAMPLE_SELECT_FIELDS = 5;
 
 /** SELECT of the samples of one type starting in [start, end), in (start, uuid) order; only `page`'s rows of them when given. */
 export function samplesSelectSql(userId: string, typeId: number, start: number, end: number, page?: RowPage): string {
-  if (!isUuid(userId)) throw new Error(`not a uuid: ${userId}`);
   return `SELECT s.uuid, s.start_ms, s.end_ms, s.value, s.source_id
   FROM samples s
-  WHERE s.user_id = '${userId.toLowerCase()}'::uuid AND s.type_id = ${integer(typeId)} AND s.start_ms >= ${integer(start)} AND s.start_ms < ${integer(end)}
-  ORDER BY s.start_ms, s.uuid${page ? `\n  LIMIT ${integer(page.limit)} OFFSET ${integer(page.offset)}` : ''}`;
+  WHERE s.user_id = ${uuidSql(userId)} AND s.type_id = ${integerSql(typeId)} AND s.start_ms >= ${integerSql(start)} AND s.start_ms < ${integerSql(end)}
+  ORDER BY s.start_ms, s.uuid${page ? `\n  LIMIT ${integerSql(page.limit)} OFFSET ${integerSql(page.offset)}` : ''}`;
 }
 
 /** COPY of samplesSelectSql's rows, binary format. */

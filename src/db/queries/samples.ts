@@ -73,8 +73,8 @@ function decodePage(data: Buffer): Omit<SampleColumns, 'sources'> {
     if (at + FIXED_FIELD_BYTES + 8 > data.length) throw new Error('binary COPY data cut short');
     if (view.getInt32(at) !== 16 || view.getInt32(at + 20) !== 8 || view.getInt32(at + 32) !== 8) throw new Error('unexpected binary COPY field');
     writeUuidText(uuids, n * UUID_TEXT_BYTES, data, at + 4);
-    starts[n] = readInt64(data, at + 24);
-    ends[n] = readInt64(data, at + 36);
+    starts[n] = readInt64(view, at + 24);
+    ends[n] = readInt64(view, at + 36);
     at += FIXED_FIELD_BYTES;
     const valueBytes = view.getInt32(at);
     if (valueBytes === -1) {
