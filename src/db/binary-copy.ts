@@ -22,7 +22,7 @@ export function checkCopyHeader(data: Buffer, at: number): void {
  * one row of `count` fields.
  */
 export function copyRowFields(data: Buffer, count: number): (Buffer | null)[] {
-  if (data.length < COPY_HEADER_BYTES + 4) throw new Error('binary COPY data cut short');
+  if (data.length < COPY_HEADER_BYTES + 2) throw new Error('binary COPY data cut short');
   checkCopyHeader(data, 0);
   let at = COPY_HEADER_BYTES;
   const fields = data.readInt16BE(at);
