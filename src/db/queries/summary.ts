@@ -3,7 +3,8 @@
 // types (the /v1/metrics/daily page as columns), the three rings it reads of
 // each day, the workouts starting in the range, the newest body readings
 // (/v1/metrics/latest's statement) and the first read of the sleep samples
-// (the sleep routes' statement). Six statements sent apart cost the route six
+// (the arrays the sleep reads take as a binary COPY, here as base64 text:
+// src/db/queries/sleep.ts). Six statements sent apart cost the route six
 // pool checkouts, six messages each way and six transactions: as one, the
 // server spent 0.35–0.9 ms less a summary and read 10–50 % more summaries a
 // second (bench/RESULTS.md, issue 12) — and every figure comes from one
