@@ -183,3 +183,23 @@ test('localDayOf (cached per quarter hour) agrees with luxon across zones and DS
     }
   }
 });
+
+test('dayStartMs (cached per zone and day) answers luxon\'s start of the day, first time and again, in zones whose midnight is skipped too', async () => {
+  const fc = (await import('fast-check')).default;
+  const { DateTime } = await import('luxon');
+  const zones = ['America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'America/Havana', 'America/Santiago', 'Asia/Beirut', 'Pacific/Chatham', 'UTC'];
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 60_000 }), fc.constantFrom(...zones), (n, zone) => {
+      const day = DateTime.fromMillis(Date.UTC(1980, 0, 1) + n * 86_400_000, { zone: 'UTC' }).toFormat('yyyy-MM-dd');
+      const expected = DateTime.fromISO(day, { zone }).toMillis();
+      assert.equal(dayStartMs(day, zone), expected, `${day} ${zone}`);
+      assert.equal(dayStartMs(day, zone), expected, `${day} ${zone}, again`);
+    }),
+    { numRuns: 20_000 },
+  );
+  // Havana skips 00:00 on its spring change: the day begins at 01:00 (UTC-4).
+  assert.equal(dayStartMs('2026-03-08', 'America/Havana'), Date.UTC(2026, 2, 8, 5));
+  assert.equal(dayStartMs('2026-03-08', 'America/Havana'), Date.UTC(2026, 2, 8, 5));
+  // The same day in another zone is not the first zone's answer.
+  assert.equal(dayStartMs('2026-03-08', 'UTC'), Date.UTC(2026, 2, 8));
+});
