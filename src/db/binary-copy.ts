@@ -49,10 +49,7 @@ export function copyRowFields(data: Buffer, count: number): (Buffer | null)[] {
 const HEX = new Uint8Array(512);
 for (let i = 0; i < 256; i++) HEX.set(Buffer.from(i.toString(16).padStart(2, '0'), 'latin1'), i * 2);
 const DASH = 0x2d;
-/** Characters of a uuid's text. */
-export const UUID_TEXT_BYTES = 36;
-
-/** The 16 bytes of a uuid at `at` written at `o` as 8-4-4-4-12 lowercase hex (uuid::text); answers the offset after them. */
+/** The 16 bytes of a uuid at `at` written at `o` as 8-4-4-4-12 lowercase hex (uuid::text, UUID_TEXT_LENGTH bytes); answers the offset after them. */
 export function writeUuidText(out: Uint8Array, o: number, data: Uint8Array, at: number): number {
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) out[o++] = DASH;

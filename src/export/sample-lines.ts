@@ -12,6 +12,7 @@
 // rest. A NaN or infinite value throws (the export is cut off, as the
 // encoder's RangeError always made it).
 import { plainNumber } from '../core/export-encoding.js';
+import { UUID_TEXT_LENGTH } from '../core/uuid-text.js';
 import { SAMPLE_SELECT_FIELDS as FIELDS } from '../db/queries/export-copy.js';
 import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../db/binary-copy.js';
 import { encodeCell, sampleCells } from './sample-encoding.js';
@@ -63,7 +64,7 @@ export class SampleLineWriter {
       this.sources.set(id, cell);
       longestSource = Math.max(longestSource, cell.length);
     }
-    this.rowMaxBytes = this.head.length + 36 + NUMBER_BYTES + longest + longestSource + 32;
+    this.rowMaxBytes = this.head.length + UUID_TEXT_LENGTH + NUMBER_BYTES + longest + longestSource + 32;
   }
 
   /** Whether the COPY's trailer was seen. */

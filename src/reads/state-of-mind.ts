@@ -1,10 +1,11 @@
 // Mood entries as /v1/state-of-mind and the state_of_mind export show them:
 // every entry logged on a local day [start, end) touches, oldest first, each
 // dated by its local day.
-import { jsonNumber, jsonStringOrNull } from '../core/json-text.js';
+import { jsonNumber } from '../core/json-text.js';
 import { daysSpanMs, localDayOf } from '../core/local-days.js';
+import { uuidAt } from '../core/uuid-text.js';
 import type { Db } from '../db/pool.js';
-import { stateOfMindRows, stateOfMindTextRows } from '../db/queries/state-of-mind.js';
+import { stateOfMindColumns, stateOfMindRows } from '../db/queries/state-of-mind.js';
 import type { StateOfMindEntryT } from '../schemas/resources.js';
 
 /** [start of the first local day [start, end) touches, start of the day after its last). */
@@ -28,20 +29,17 @@ export async function readStateOfMind(db: Db, userId: string, start: number, end
 /** The route's body, {"entries":[…]}: the bytes JSON.stringify({ entries: readStateOfMind(…) }) gives, built as text. */
 export async function stateOfMindBody(db: Db, userId: string, start: number, end: number, zone: string): Promise<string> {
   const span = daySpan(start, end, zone);
-  const rows = await stateOfMindTextRows(db, userId, span.startMs, span.endMs);
+  const { uuids, timestamps, valences, kinds, tails } = await stateOfMindColumns(db, userId, span.startMs, span.endMs);
   let body = '{"entries":[';
-  for (let i = 0; i < rows.length; i++) {
-    const [uuid, timestamp, kind, valence, classification, labels, associations] = rows[i];
+  for (let i = 0; i < timestamps.length; i++) {
     body +=
       (i === 0 ? '{"uuid":"' : ',{"uuid":"') +
-      uuid +
-      '","date":"' + localDayOf(timestamp, zone) +
-      '","timestamp":' + jsonNumber(timestamp) +
-      ',"kind":' + JSON.stringify(kind) +
-      ',"valence":' + jsonNumber(valence) +
-      ',"valenceClassification":' + jsonStringOrNull(classification) +
-      ',"labels":' + labels +
-      ',"associations":' + associations +
+      uuidAt(uuids, i) +
+      '","date":"' + localDayOf(timestamps[i], zone) +
+      '","timestamp":' + jsonNumber(timestamps[i]) +
+      ',"kind":' + kinds[i] +
+      ',"valence":' + jsonNumber(valences[i]) +
+      ',"valenceClassification":' + tails[i] +
       '}';
   }
   return body + ']}';

@@ -4,9 +4,8 @@
 // source names as its strings — without a sample object in between.
 import { jsonNumber, jsonStringOrNull } from '../core/json-text.js';
 import { categoryLabel, kindOfIdentifier, unitOf } from '../core/registry.js';
+import { uuidAt } from '../core/uuid-text.js';
 import type { SampleColumns } from '../db/queries/samples.js';
-
-const UUID_CHARS = 36;
 
 export function samplesPageBody(type: string, columns: SampleColumns, offset: number): string {
   const { uuids, starts, ends, values, sourceIds, sources } = columns;
@@ -27,7 +26,7 @@ export function samplesPageBody(type: string, columns: SampleColumns, offset: nu
     const label = labelled && value === value ? jsonStringOrNull(categoryLabel(type, value)) : 'null';
     body +=
       (i === 0 ? '{"uuid":"' : ',{"uuid":"') +
-      uuids.slice(i * UUID_CHARS, (i + 1) * UUID_CHARS) +
+      uuidAt(uuids, i) +
       '","start":' + jsonNumber(starts[i]) +
       ',"end":' + jsonNumber(ends[i]) +
       ',"value":' + jsonNumber(value) +

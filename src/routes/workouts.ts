@@ -1,6 +1,6 @@
 // GET /v1/workouts — the user's workouts, newest first, one page at a time.
 import { Type } from '@sinclair/typebox';
-import { workoutRows, workoutsBody } from '../db/queries/workouts.js';
+import { workoutsPageBody } from '../db/queries/workouts.js';
 import { PAGE } from '../limits.js';
 import { checkRange } from '../params/checks.js';
 import { End, Limit, Offset, Start } from '../schemas/common.js';
@@ -40,7 +40,6 @@ export const workoutsRoute = defineRoute({
   async handler({ db, services, userId, query }) {
     const { start, end, activityType, limit, offset } = query;
     if (start !== undefined && end !== undefined) checkRange(start, end);
-    const rows = await workoutRows(db, userId, { start, end, activityType, limit, offset });
-    return { kind: 'text', contentType: 'application/json', body: workoutsBody(rows, offset) };
+    return { kind: 'text', contentType: 'application/json', body: await workoutsPageBody(db, userId, { start, end, activityType, limit, offset }) };
   },
 });

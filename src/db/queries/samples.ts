@@ -15,7 +15,8 @@
 // from the cache of names.
 import { withClient, type Db } from '../pool.js';
 import { copyOutWhole } from '../copy-out.js';
-import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, UUID_TEXT_BYTES, writeUuidText } from '../binary-copy.js';
+import { UUID_TEXT_LENGTH } from '../../core/uuid-text.js';
+import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../binary-copy.js';
 import { sampleTypeId, sourceNames } from '../names.js';
 import { SAMPLE_SELECT_FIELDS as FIELDS, samplesCopySql } from './export-copy.js';
 
@@ -56,7 +57,7 @@ function decodePage(data: Buffer): Omit<SampleColumns, 'sources'> {
   if (data.length < FRAME_BYTES) throw new Error('binary COPY data cut short');
   checkCopyHeader(data, 0);
   const most = Math.floor((data.length - FRAME_BYTES) / ROW_MIN_BYTES);
-  const uuids = Buffer.allocUnsafe(most * UUID_TEXT_BYTES);
+  const uuids = Buffer.allocUnsafe(most * UUID_TEXT_LENGTH);
   const starts = new Float64Array(most);
   const ends = new Float64Array(most);
   const values = new Float64Array(most);
@@ -72,7 +73,7 @@ function decodePage(data: Buffer): Omit<SampleColumns, 'sources'> {
     // The fixed fields and the next two lengths; past them the view's reads throw by themselves.
     if (at + FIXED_FIELD_BYTES + 8 > data.length) throw new Error('binary COPY data cut short');
     if (view.getInt32(at) !== 16 || view.getInt32(at + 20) !== 8 || view.getInt32(at + 32) !== 8) throw new Error('unexpected binary COPY field');
-    writeUuidText(uuids, n * UUID_TEXT_BYTES, data, at + 4);
+    writeUuidText(uuids, n * UUID_TEXT_LENGTH, data, at + 4);
     starts[n] = readInt64(view, at + 24);
     ends[n] = readInt64(view, at + 36);
     at += FIXED_FIELD_BYTES;
@@ -96,7 +97,7 @@ function decodePage(data: Buffer): Omit<SampleColumns, 'sources'> {
   }
   if (at !== data.length) throw new Error('binary COPY data after its trailer');
   return {
-    uuids: uuids.toString('latin1', 0, n * UUID_TEXT_BYTES),
+    uuids: uuids.toString('latin1', 0, n * UUID_TEXT_LENGTH),
     starts: starts.subarray(0, n),
     ends: ends.subarray(0, n),
     values: values.subarray(0, n),

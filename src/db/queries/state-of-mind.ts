@@ -1,8 +1,9 @@
 // Mood entries logged in [fromMs, toMs), oldest first, by the index
 // state_of_mind (user_id, logged_at_ms, uuid). NULL lists read as []. The
-// route reads them as rows of values with the lists as PostgreSQL's JSON text
-// (stateOfMindTextRows: no text[] parsed, no object per entry); the export
-// as objects.
+// route reads them as one row of columns with the lists as PostgreSQL's JSON
+// text (stateOfMindColumns: no text[] parsed, no row or object per entry);
+// the export as objects.
+import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
 
 export interface StateOfMindRow {
@@ -29,19 +30,51 @@ export async function stateOfMindRows(db: Db, userId: string, fromMs: number, to
   return rows;
 }
 
-/** An entry as the route's body writes it: uuid, timestamp, kind, valence (null), classification (null), labels and associations as JSON text. */
-export type StateOfMindTextRow = [uuid: string, timestamp: number, kind: string, valence: number | null, classification: string | null, labels: string, associations: string];
+/**
+ * The entries as one row of columns, each in the entries' order (the route's
+ * body is built from them): the uuids' texts run together (uuidAt); the
+ * instants and valences as float8 arrays (a NULL valence reads as NaN); each
+ * entry's kind, and its JSON from valenceClassification's value to the end of
+ * its associations, as JSON text PostgreSQL wrote.
+ */
+export interface StateOfMindColumns {
+  uuids: string;
+  timestamps: Float64Array;
+  valences: Float64Array;
+  kinds: string[];
+  tails: string[];
+}
 
-// array_to_json escapes as JSON.stringify does (" and \, \b \f \n \r \t, other control characters as \u00xx): json-bodies.test.ts holds them to it.
-const STATE_OF_MIND_TEXT = prepared(
-  `SELECT uuid::text, logged_at_ms, kind, valence, valence_classification,
-          coalesce(array_to_json(labels)::text, '[]'), coalesce(array_to_json(associations)::text, '[]')
+// PostgreSQL's JSON escapes as JSON.stringify does (" and \, \b \f \n \r \t,
+// other control characters as \u00xx: json-bodies.test.ts holds them to it),
+// so no item holds a raw U+0001, which therefore separates them. Reading 140
+// rows cost the main thread 0.38–0.56 ms; this row 0.13–0.16 ms, for
+// 0.06–0.12 ms more of PostgreSQL (bench/RESULTS.md, issue 12).
+const SEPARATOR = '\u0001';
+const IN_ORDER = 'ORDER BY logged_at_ms, uuid';
+const STATE_OF_MIND_COLUMNS = prepared(
+  `SELECT coalesce(string_agg(uuid::text, '' ${IN_ORDER}), ''),
+          ${float8ArraySql(`coalesce(array_agg(logged_at_ms::float8 ${IN_ORDER}), '{}')`)},
+          ${float8ArraySql(`coalesce(array_agg(valence ${IN_ORDER}), '{}')`)},
+          coalesce(string_agg(to_json(kind)::text, E'\\x01' ${IN_ORDER}), ''),
+          coalesce(string_agg(
+            coalesce(to_json(valence_classification)::text, 'null') ||
+            ',"labels":' || coalesce(array_to_json(labels)::text, '[]') ||
+            ',"associations":' || coalesce(array_to_json(associations)::text, '[]'),
+            E'\\x01' ${IN_ORDER}), '')
    FROM state_of_mind
-   WHERE user_id = $1 AND logged_at_ms >= $2 AND logged_at_ms < $3
-   ORDER BY logged_at_ms, uuid`,
+   WHERE user_id = $1 AND logged_at_ms >= $2 AND logged_at_ms < $3`,
 );
 
-export async function stateOfMindTextRows(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindTextRow[]> {
-  const { rows } = await db.query<StateOfMindTextRow>({ ...STATE_OF_MIND_TEXT([userId, fromMs, toMs]), rowMode: 'array' });
-  return rows;
+export async function stateOfMindColumns(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindColumns> {
+  const { rows } = await db.query<string[]>({ ...STATE_OF_MIND_COLUMNS([userId, fromMs, toMs]), rowMode: 'array' });
+  const [uuids, timestamps, valences, kinds, tails] = rows[0];
+  const none = uuids === '';
+  return {
+    uuids,
+    timestamps: float8ArrayFromSql(timestamps),
+    valences: float8ArrayFromSql(valences),
+    kinds: none ? [] : kinds.split(SEPARATOR),
+    tails: none ? [] : tails.split(SEPARATOR),
+  };
 }
