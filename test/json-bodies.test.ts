@@ -13,7 +13,7 @@ import { categoryLabel, dailyMetricTypes, kindOfIdentifier, unitOf } from '../sr
 import '../src/db/pool.js'; // the int8 parser the routes read with
 import { activityDays, activityDaysBody } from '../src/db/queries/activity.js';
 import { readStateOfMind, stateOfMindBody } from '../src/reads/state-of-mind.js';
-import { dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js';
+import { dailyFirstPageColumns, dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js';
 import { samplesPageColumns } from '../src/db/queries/samples.js';
 import { listWorkouts, workoutsPageBody, type WorkoutFilter } from '../src/db/queries/workouts.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from '../src/routes/metrics-daily-body.js';
@@ -246,6 +246,7 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
     ];
     const pages: [number, number][] = [[10_000, 0], [1, 0], [3, 2], [30, 29], [31, 40], [100, 60], [5, 1000], [2, 77]];
     let textPath = 0;
+    let firstPages = 0;
     for (const identifiers of lists) {
       for (const [firstDay, lastDay] of [['2026-03-01', '2026-04-30'], ['2026-03-29', '2026-03-29'], ['2026-03-28', '2026-03-30'], ['2025-01-01', '2025-01-31']]) {
         // First pages that end just before, on and just after the last day (the text path reads a first page that fits whole by itself).
@@ -262,10 +263,20 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
             assert.equal(dailyMetricsTextBody(text, offset), expected, `text: ${what}`);
             textPath++;
           }
+          if (offset === 0 && types.length > 0) {
+            // The first page's own read answers only a page that holds every day of the types (then the page is read as above).
+            const first = await dailyFirstPageColumns(pool, USER, types, firstDay, lastDay, limit);
+            assert.equal(first !== null, limit >= all, `first page read: ${what}`);
+            if (first) {
+              assert.equal(dailyMetricsBody(types, first, 0), expected, `first page: ${what}`);
+              firstPages++;
+            }
+          }
         }
       }
     }
     assert.ok(textPath > 100, `${textPath} pages by PostgreSQL's text`);
+    assert.ok(firstPages > 20, `${firstPages} first pages read whole`);
   });
 
   test('/v1/state-of-mind: the body built from rows and PostgreSQL\'s JSON of the lists is JSON.stringify of the entries', async () => {

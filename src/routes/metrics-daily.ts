@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { localDayOf } from '../core/local-days.js';
 import { dailyMetricTypes } from '../core/registry.js';
-import { dailyValueColumns, dailyValuesText } from '../db/queries/metrics.js';
+import { dailyFirstPageColumns, dailyValueColumns, dailyValuesText } from '../db/queries/metrics.js';
 import { PAGE } from '../limits.js';
 import { checkRange, requireKnownTypes } from '../params/checks.js';
 import { End, Limit, Offset, Start, TypeList } from '../schemas/common.js';
@@ -61,6 +61,8 @@ export const dailyMetricsRoute = defineRoute({
     if (types.length === 0) return { kind: 'text', contentType: 'application/json', body: dailyMetricsTextBody([], offset) };
     const firstDay = localDayOf(query.start, zone);
     const lastDay = localDayOf(query.end - 1, zone);
+    const firstPage = offset === 0 ? await dailyFirstPageColumns(db, userId, types, firstDay, lastDay, limit) : null;
+    if (firstPage) return { kind: 'text', contentType: 'application/json', body: dailyMetricsBody(types, firstPage, 0) };
     const text = await dailyValuesText(db, userId, types, firstDay, lastDay, limit, offset);
     const body = text
       ? dailyMetricsTextBody(text, offset)
