@@ -9,6 +9,8 @@ interface Names {
   typeIds: Map<string, number>;
   typeIdentifiers: Map<number, string>;
   sources: Map<number, string>;
+  /** Lists of type ids, comma-separated, → the JSON of their identifiers sorted. */
+  typeLists: Map<string, string>;
 }
 
 const byPool = new WeakMap<Db, Names>();
@@ -16,7 +18,7 @@ const byPool = new WeakMap<Db, Names>();
 function namesOf(db: Db): Names {
   const key = db instanceof RequestDb ? db.pool : db;
   let names = byPool.get(key);
-  if (!names) byPool.set(key, (names = { typeIds: new Map(), typeIdentifiers: new Map(), sources: new Map() }));
+  if (!names) byPool.set(key, (names = { typeIds: new Map(), typeIdentifiers: new Map(), sources: new Map(), typeLists: new Map() }));
   return names;
 }
 
@@ -57,3 +59,28 @@ export const sourceNames = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap
 /** The identifiers of type ids (every id a row refers to exists: foreign key). */
 export const typeIdentifiers = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> =>
   namesOfIds(db, namesOf(db).typeIdentifiers, ids, 'SELECT type_id, identifier FROM sample_types WHERE type_id = ANY ($1::int[])');
+
+const TYPE_LISTS_LIMIT = 10_000;
+
+/**
+ * Lists of type ids, each its ids comma-separated ('' for none), as the JSON
+ * arrays of their identifiers sorted bytewise (identifiers are ASCII): a
+ * workout's streams. A list names the same types for the life of the
+ * database, so its JSON is cached too.
+ */
+export async function typeListsJson(db: Db, lists: readonly string[]): Promise<string[]> {
+  const cache = namesOf(db).typeLists;
+  let missing: number[] | null = null;
+  for (const list of lists) if (list !== '' && !cache.has(list)) (missing ??= []).push(...list.split(',').map(Number));
+  const names = missing && (await typeIdentifiers(db, missing));
+  return lists.map((list) => {
+    if (list === '') return '[]';
+    let json = cache.get(list);
+    if (json === undefined) {
+      json = JSON.stringify(list.split(',').map((id) => names!.get(Number(id))!).sort());
+      if (cache.size >= TYPE_LISTS_LIMIT) cache.clear();
+      cache.set(list, json);
+    }
+    return json;
+  });
+}

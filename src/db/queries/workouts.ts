@@ -7,7 +7,7 @@ import { jsonNumber } from '../../core/json-text.js';
 import { UUID_TEXT_LENGTH, uuidAt } from '../../core/uuid-text.js';
 import { prepared, type Db } from '../pool.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
-import { typeIdentifiers } from '../names.js';
+import { typeIdentifiers, typeListsJson } from '../names.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
 
 // Summary fields of `w`, in WorkoutSummary's order. hasRoute is the route
@@ -15,8 +15,8 @@ import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js
 // 5); the route test is a scalar subquery, not EXISTS: the planner may turn an
 // EXISTS into a hash over every user's routes instead of one primary-key probe
 // a row. The streams come as type ids, named and sorted from the per-pool cache
-// (`nameStreams`): a join to sample_types costs PostgreSQL a hash of it per
-// workout.
+// (`nameStreams`; the page's lists as JSON, `typeListsJson`): a join to
+// sample_types costs PostgreSQL a hash of it per workout.
 const WORKOUT_SUMMARY_COLUMNS = `
   w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
   w.duration_s AS "durationS", w.distance_m AS "distanceM", w.energy_kcal AS "energyKcal",
@@ -119,8 +119,7 @@ export async function workoutsPageBody(db: Db, userId: string, filter: WorkoutFi
   const count = uuids.length / UUID_TEXT_LENGTH;
   const types = JSON.parse(activityTypes) as string[];
   const [start, end, durationS, distanceM, energyKcal] = [starts, ends, durations, distances, energies].map(float8ArrayFromSql);
-  const lists = count === 0 ? [] : streams.split(';').map((list) => (list === '' ? [] : list.split(',').map(Number)));
-  const metrics = await nameStreams(db, lists);
+  const metrics = await typeListsJson(db, count === 0 ? [] : streams.split(';'));
   let body = '{"workouts":[';
   for (let i = 0; i < count; i++) {
     body +=
@@ -133,7 +132,7 @@ export async function workoutsPageBody(db: Db, userId: string, filter: WorkoutFi
       ',"distanceM":' + jsonNumber(distanceM[i]) +
       ',"energyKcal":' + jsonNumber(energyKcal[i]) +
       (hasRoute.charCodeAt(i) === 116 /* t */ ? ',"hasRoute":true,"availableMetrics":' : ',"hasRoute":false,"availableMetrics":') +
-      (metrics[i].length === 0 ? '[]' : JSON.stringify(metrics[i])) +
+      metrics[i] +
       '}';
   }
   return body + '],"nextOffset":' + (filter.offset + count) + '}';
