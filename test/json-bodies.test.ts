@@ -256,16 +256,16 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
           const expected = await oldDailyBody(identifiers, firstDay, lastDay, limit, offset);
           const types = dailyMetricTypes(identifiers);
           const what = `${identifiers.join(',')} ${firstDay}…${lastDay} limit ${limit} offset ${offset}`;
-          const columns = types.length === 0 ? { positions: new Float64Array(0), dates: '', values: new Float64Array(0) } : await dailyValueColumns(pool, USER, types, firstDay, lastDay, limit, offset);
+          const columns = types.length === 0 ? { positions: new Float64Array(0), dates: '', values: new Float64Array(0) } : await dailyValueColumns(pool, { userId: USER, types, firstDay, lastDay, limit, offset });
           assert.equal(dailyMetricsBody(types, columns, offset), expected, `columns: ${what}`);
-          const text = types.length === 0 ? [] : await dailyValuesText(pool, USER, types, firstDay, lastDay, limit, offset);
+          const text = types.length === 0 ? [] : await dailyValuesText(pool, { userId: USER, types, firstDay, lastDay, limit, offset });
           if (text) {
             assert.equal(dailyMetricsTextBody(text, offset), expected, `text: ${what}`);
             textPath++;
           }
           if (offset === 0 && types.length > 0) {
             // The first page's own read answers only a page that holds every day of the types (then the page is read as above).
-            const first = await dailyFirstPageColumns(pool, USER, types, firstDay, lastDay, limit);
+            const first = await dailyFirstPageColumns(pool, { userId: USER, types, firstDay, lastDay, limit, offset: 0 });
             assert.equal(first !== null, limit >= all, `first page read: ${what}`);
             if (first) {
               assert.equal(dailyMetricsBody(types, first, 0), expected, `first page: ${what}`);

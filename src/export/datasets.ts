@@ -63,7 +63,7 @@ async function writeRows(plan: ExportPlan, { client, cancel }: Pick<ExportSlot, 
   switch (plan.dataset) {
     case 'daily_metrics': {
       if (plan.dailyTypes.length === 0) return;
-      const rows = await dailyValues(client, userId, plan.dailyTypes, firstDay, lastDay, null, 0);
+      const rows = await dailyValues(client, { userId, types: plan.dailyTypes, firstDay, lastDay, limit: null, offset: 0 });
       return write(rows, (row) => [row.identifier, unitOf(row.identifier), row.date, row.value]);
     }
     case 'samples': {

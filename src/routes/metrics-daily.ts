@@ -61,12 +61,11 @@ export const dailyMetricsRoute = defineRoute({
     if (types.length === 0) return { kind: 'text', contentType: 'application/json', body: dailyMetricsTextBody([], offset) };
     const firstDay = localDayOf(query.start, zone);
     const lastDay = localDayOf(query.end - 1, zone);
-    const firstPage = offset === 0 ? await dailyFirstPageColumns(db, userId, types, firstDay, lastDay, limit) : null;
+    const page = { userId, types, firstDay, lastDay, limit, offset };
+    const firstPage = offset === 0 ? await dailyFirstPageColumns(db, page) : null;
     if (firstPage) return { kind: 'text', contentType: 'application/json', body: dailyMetricsBody(types, firstPage, 0) };
-    const text = await dailyValuesText(db, userId, types, firstDay, lastDay, limit, offset);
-    const body = text
-      ? dailyMetricsTextBody(text, offset)
-      : dailyMetricsBody(types, await dailyValueColumns(db, userId, types, firstDay, lastDay, limit, offset), offset);
+    const text = await dailyValuesText(db, page);
+    const body = text ? dailyMetricsTextBody(text, offset) : dailyMetricsBody(types, await dailyValueColumns(db, page), offset);
     return { kind: 'text', contentType: 'application/json', body };
   },
 });

@@ -75,8 +75,19 @@ const DAILY_METRICS_PAGE = `
   ORDER BY requested.position, bucket.day
   LIMIT $6 OFFSET $7`;
 
+/** A page of day rows: the user's buckets of `types` (in request order) on the local days firstDay…lastDay. */
+export interface DailyPage {
+  userId: string;
+  types: readonly DailyMetricType[];
+  firstDay: string;
+  lastDay: string;
+  /** null: every row. */
+  limit: number | null;
+  offset: number;
+}
+
 /** DAILY_METRICS_PAGE's parameters, in order. */
-export const pageParams = (userId: string, types: readonly DailyMetricType[], firstDay: string, lastDay: string, limit: number | null, offset: number) => [
+export const pageParams = ({ userId, types, firstDay, lastDay, limit, offset }: DailyPage) => [
   userId,
   types.map((t) => t.identifier),
   types.map((t) => t.cumulative),
@@ -140,20 +151,13 @@ export const DAILY_FIRST_PAGE_COLUMNS_SQL = `
 
 const DAILY_FIRST_PAGE_COLUMNS = prepared(DAILY_FIRST_PAGE_COLUMNS_SQL);
 
-/** The first page (offset 0) as columns when the types' days fit it whole, else null (then read the page: dailyValuesText). */
-export async function dailyFirstPageColumns(
-  db: Db,
-  userId: string,
-  types: readonly DailyMetricType[],
-  firstDay: string,
-  lastDay: string,
-  limit: number | null,
-): Promise<DailyValueColumns | null> {
-  const params = pageParams(userId, types, firstDay, lastDay, limit, 0).slice(0, -1);
+/** The page at offset 0 (`page.offset` is not read) as columns when the types' days fit it whole, else null (then read the page: dailyValuesText). */
+export async function dailyFirstPageColumns(db: Db, page: DailyPage): Promise<DailyValueColumns | null> {
+  const params = pageParams({ ...page, offset: 0 }).slice(0, -1);
   const { rows } = await db.query<{ position: number; count: number; dates: string; values: string }>(DAILY_FIRST_PAGE_COLUMNS(params));
   let total = 0;
   for (const row of rows) total += row.count;
-  if (limit !== null && total > limit) return null;
+  if (page.limit !== null && total > page.limit) return null;
   const positions = new Float64Array(total);
   const values = new Float64Array(total);
   let at = 0;
@@ -173,16 +177,8 @@ export interface DailyDaysText {
 }
 
 /** A page as JSON text per requested position, or null when a value's text differs from JSON.stringify's (then read the columns). */
-export async function dailyValuesText(
-  db: Db,
-  userId: string,
-  types: readonly DailyMetricType[],
-  firstDay: string,
-  lastDay: string,
-  limit: number | null,
-  offset: number,
-): Promise<DailyDaysText[] | null> {
-  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT(pageParams(userId, types, firstDay, lastDay, limit, offset)));
+export async function dailyValuesText(db: Db, page: DailyPage): Promise<DailyDaysText[] | null> {
+  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT(pageParams(page)));
   return rows.some((row) => row.exotic) ? null : rows;
 }
 
@@ -200,29 +196,13 @@ export const DAILY_METRICS_COLUMNS_SQL = `
 
 const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
 
-export async function dailyValueColumns(
-  db: Db,
-  userId: string,
-  types: readonly DailyMetricType[],
-  firstDay: string,
-  lastDay: string,
-  limit: number | null,
-  offset: number,
-): Promise<DailyValueColumns> {
-  const { rows } = await db.query<{ positions: string; dates: string; values: string }>(DAILY_METRICS_COLUMNS(pageParams(userId, types, firstDay, lastDay, limit, offset)));
+export async function dailyValueColumns(db: Db, page: DailyPage): Promise<DailyValueColumns> {
+  const { rows } = await db.query<{ positions: string; dates: string; values: string }>(DAILY_METRICS_COLUMNS(pageParams(page)));
   const row = rows[0];
   return { positions: float8ArrayFromSql(row.positions), dates: row.dates, values: float8ArrayFromSql(row.values) };
 }
 
-export async function dailyValues(
-  db: Db,
-  userId: string,
-  types: readonly DailyMetricType[],
-  firstDay: string,
-  lastDay: string,
-  limit: number | null,
-  offset: number,
-): Promise<DailyValueRow[]> {
-  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS(pageParams(userId, types, firstDay, lastDay, limit, offset)));
+export async function dailyValues(db: Db, page: DailyPage): Promise<DailyValueRow[]> {
+  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS(pageParams(page)));
   return rows;
 }

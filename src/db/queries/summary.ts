@@ -90,7 +90,7 @@ export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<
   const { rows } = await db.query<SummaryReadRow>(
     SUMMARY_READ([
       userId,
-      ...pageParams(userId, request.dailyTypes, request.firstDay, request.lastDay, null, 0),
+      ...pageParams({ userId, types: request.dailyTypes, firstDay: request.firstDay, lastDay: request.lastDay, limit: null, offset: 0 }),
       request.firstDay, request.lastDay,
       request.startMs, request.endMs,
       userId, request.latestTypes,
