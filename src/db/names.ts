@@ -70,17 +70,16 @@ const TYPE_LISTS_LIMIT = 10_000;
  */
 export async function typeListsJson(db: Db, lists: readonly string[]): Promise<string[]> {
   const cache = namesOf(db).typeLists;
+  const out = lists.map((list) => (list === '' ? '[]' : cache.get(list)));
   let missing: number[] | null = null;
-  for (const list of lists) if (list !== '' && !cache.has(list)) (missing ??= []).push(...list.split(',').map(Number));
-  const names = missing && (await typeIdentifiers(db, missing));
-  return lists.map((list) => {
-    if (list === '') return '[]';
-    let json = cache.get(list);
-    if (json === undefined) {
-      json = JSON.stringify(list.split(',').map((id) => names!.get(Number(id))!).sort());
-      if (cache.size >= TYPE_LISTS_LIMIT) cache.clear();
-      cache.set(list, json);
-    }
+  out.forEach((json, i) => json === undefined && (missing ??= []).push(...lists[i].split(',').map(Number)));
+  if (!missing) return out as string[];
+  const names = await typeIdentifiers(db, missing);
+  return out.map((cached, i) => {
+    if (cached !== undefined) return cached;
+    const json = JSON.stringify(lists[i].split(',').map((id) => names.get(Number(id))!).sort());
+    if (cache.size >= TYPE_LISTS_LIMIT) cache.clear();
+    cache.set(lists[i], json);
     return json;
   });
 }

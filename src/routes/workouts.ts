@@ -37,7 +37,7 @@ export const workoutsRoute = defineRoute({
       },
     },
   ],
-  async handler({ db, services, userId, query }) {
+  async handler({ db, userId, query }) {
     const { start, end, activityType, limit, offset } = query;
     if (start !== undefined && end !== undefined) checkRange(start, end);
     return { kind: 'text', contentType: 'application/json', body: await workoutsPageBody(db, userId, { start, end, activityType, limit, offset }) };

@@ -79,7 +79,7 @@ function pageQuery(form: 'rows' | 'columns', userId: string, filter: WorkoutFilt
 }
 
 /** One page of a user's workouts, newest first (start_ms DESC, then uuid), as rows of values. */
-export async function workoutRows(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryRow[]> {
+async function workoutRows(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryRow[]> {
   const { rows } = await db.query<WorkoutSummaryRow>(pageQuery('rows', userId, filter));
   // The page holds the streams' type ids until they are named here.
   const metrics = await nameStreams(db, rows.map((row) => row[8] as unknown as number[]));
@@ -95,10 +95,11 @@ export async function listWorkouts(db: Db, userId: string, filter: WorkoutFilter
 }
 
 // The page as one row of columns, each in the page's order (the subquery's,
-// so PostgreSQL sorts nothing again): the uuids' texts run together, the activity types as a JSON array, the numbers as binary float8
-// arrays (NULL read as NaN: JSON null; the ms are exact below 2^53), hasRoute
-// as a string of t and f, and each workout's stream type ids as a list, the
-// lists joined by ';'. Reading 50 rows of nine fields cost the main thread
+// so PostgreSQL sorts nothing again): the uuids' texts run together, the
+// activity types as a JSON array, the numbers as binary float8 arrays (NULL
+// read as NaN: JSON null; the ms are exact below 2^53), hasRoute as a string
+// of t and f, and each workout's stream type ids as a list, the lists joined
+// by ';'. Reading 50 rows of nine fields cost the main thread
 // 0.26–0.38 ms; this row 0.08–0.14 ms, for 0.01–0.04 ms more of PostgreSQL
 // (bench/RESULTS.md, issue 12).
 const IN_PAGE_ORDER = 'ORDER BY p.start DESC, p.u';
