@@ -97,7 +97,7 @@ export const pageParams = ({ userId, types, firstDay, lastDay, limit, offset }: 
   offset,
 ];
 
-export const DAILY_METRICS_SQL = `SELECT page.identifier, page.day::text AS date, page.value FROM (${DAILY_METRICS_PAGE}) page ORDER BY page.position, page.day`;
+const DAILY_METRICS_SQL = `SELECT page.identifier, page.day::text AS date, page.value FROM (${DAILY_METRICS_PAGE}) page ORDER BY page.position, page.day`;
 const DAILY_METRICS = prepared(DAILY_METRICS_SQL);
 
 const PAGE_ORDER = 'ORDER BY page.position, page.day';
@@ -112,7 +112,7 @@ const DAY_JSON = `'{"date":"' || bucket.day::text || '","value":' || ${jsonNumbe
  * 1e-4 and 1e15; `exotic` says a group holds another value, and the page is
  * then read as columns instead).
  */
-export const DAILY_METRICS_TEXT_SQL = `
+const DAILY_METRICS_TEXT_SQL = `
   SELECT min(bucket.identifier) AS identifier, count(*)::int AS count, bool_or(${exoticNumberSql('bucket.value')}) AS exotic,
          string_agg(${DAY_JSON}, ',' ORDER BY bucket.day) AS days
   FROM (${DAILY_METRICS_PAGE}) bucket
@@ -133,7 +133,7 @@ const DAILY_METRICS_TEXT = prepared(DAILY_METRICS_TEXT_SQL);
  * DAILY_METRICS_TEXT_SQL after all. For offset 0 only: it takes pageParams
  * without the offset.
  */
-export const DAILY_FIRST_PAGE_COLUMNS_SQL = `
+const DAILY_FIRST_PAGE_COLUMNS_SQL = `
   SELECT requested.position::int AS position, days.count, days.dates, days."values"
   FROM ${REQUESTED}
   CROSS JOIN LATERAL (
