@@ -1,12 +1,13 @@
 // Who may read: the bearer token checked in constant time (both sides hashed
 // to equal length before timingSafeEqual), the user a reader may select, and
 // the client address the failed-auth throttle keys on.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { errors } from '../errors.js';
 import type { Reader } from '../routes/route.js';
 import type { HttpResponse } from './uws.js';
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+// One-shot hash: no Hash object a request (0.7 against 1.2 µs, bench/RESULTS.md).
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /** The reader a bearer `Authorization` header names, or null when it names none. */
 export type ReadAuthenticator = (authorization: string) => Reader | null;

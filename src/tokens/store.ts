@@ -4,7 +4,7 @@
 // restart). A presented token is hashed once and looked up: no per-request
 // query, and nothing to compare byte by byte. The static secrets
 // (SERVICE_API_TOKEN, SERVICE_UPLOAD_TOKEN) are compared in constant time.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { activeTokens, type ActiveToken, type TokenKind } from '../db/tokens.js';
 import type { Db } from '../db/pool.js';
 import { makeTokenCheck } from '../http/auth.js';
@@ -20,7 +20,7 @@ export function newToken(kind: TokenKind): string {
 }
 
 /** What is stored: tokens are random, so one SHA-256 is enough (no guessing to slow down). */
-export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const tokenHash = (token: string): string => hash('sha256', token, 'hex');
 
 const BEARER = /^bearer[ ]+(\S+)[ ]*$/i;
 
