@@ -57,27 +57,35 @@ export const sourceNames = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap
   namesOfIds(db, namesOf(db).sources, ids, 'SELECT source_id, name FROM sources WHERE source_id = ANY ($1::int[])');
 
 /** The identifiers of type ids (every id a row refers to exists: foreign key). */
-export const typeIdentifiers = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> =>
+const typeIdentifiers = (db: Db, ids: ArrayLike<number>): Promise<ReadonlyMap<number, string>> =>
   namesOfIds(db, namesOf(db).typeIdentifiers, ids, 'SELECT type_id, identifier FROM sample_types WHERE type_id = ANY ($1::int[])');
 
 const TYPE_LISTS_LIMIT = 10_000;
 
+/** A list of type ids as its identifiers sorted bytewise (identifiers are ASCII): how a workout's streams are listed. */
+const sortedIdentifiers = (names: ReadonlyMap<number, string>, ids: readonly number[]): string[] => ids.map((id) => names.get(id)!).sort();
+
+/** Lists of type ids as their identifiers, each list sorted (sortedIdentifiers). */
+export async function typeLists(db: Db, lists: readonly (readonly number[])[]): Promise<string[][]> {
+  const names = await typeIdentifiers(db, lists.flat());
+  return lists.map((ids) => sortedIdentifiers(names, ids));
+}
+
 /**
  * Lists of type ids, each its ids comma-separated ('' for none), as the JSON
- * arrays of their identifiers sorted bytewise (identifiers are ASCII): a
- * workout's streams. A list names the same types for the life of the
- * database, so its JSON is cached too.
+ * of typeLists' answer for them. A list names the same types for the life of
+ * the database, so its JSON is cached too.
  */
 export async function typeListsJson(db: Db, lists: readonly string[]): Promise<string[]> {
   const cache = namesOf(db).typeLists;
   const out = lists.map((list) => (list === '' ? '[]' : cache.get(list)));
-  let missing: number[] | null = null;
-  out.forEach((json, i) => json === undefined && (missing ??= []).push(...lists[i].split(',').map(Number)));
-  if (!missing) return out as string[];
-  const names = await typeIdentifiers(db, missing);
+  const missing = new Map<number, number[]>();
+  out.forEach((json, i) => json === undefined && missing.set(i, lists[i].split(',').map(Number)));
+  if (missing.size === 0) return out as string[];
+  const names = await typeIdentifiers(db, [...missing.values()].flat());
   return out.map((cached, i) => {
     if (cached !== undefined) return cached;
-    const json = JSON.stringify(lists[i].split(',').map((id) => names.get(Number(id))!).sort());
+    const json = JSON.stringify(sortedIdentifiers(names, missing.get(i)!));
     if (cache.size >= TYPE_LISTS_LIMIT) cache.clear();
     cache.set(lists[i], json);
     return json;

@@ -7,7 +7,7 @@ import { jsonNumber } from '../../core/json-text.js';
 import { UUID_TEXT_LENGTH, uuidAt } from '../../core/uuid-text.js';
 import { prepared, type Db } from '../pool.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
-import { typeIdentifiers, typeListsJson } from '../names.js';
+import { typeLists, typeListsJson } from '../names.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
 
 // Summary fields of `w`, in WorkoutSummary's order. hasRoute is the route
@@ -15,7 +15,7 @@ import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js
 // 5); the route test is a scalar subquery, not EXISTS: the planner may turn an
 // EXISTS into a hash over every user's routes instead of one primary-key probe
 // a row. The streams come as type ids, named and sorted from the per-pool cache
-// (`nameStreams`; the page's lists as JSON, `typeListsJson`): a join to
+// (`typeLists`; the page's lists as JSON, `typeListsJson`): a join to
 // sample_types costs PostgreSQL a hash of it per workout.
 const WORKOUT_SUMMARY_COLUMNS = `
   w.uuid::text AS uuid, w.activity_type AS "activityType", w.start_ms AS start, w.end_ms AS "end",
@@ -35,12 +35,6 @@ export type WorkoutSummaryRow = [
   hasRoute: boolean,
   availableMetrics: string[],
 ];
-
-/** Lists of stream type ids as their identifiers, sorted (bytewise: identifiers are ASCII). */
-async function nameStreams(db: Db, lists: readonly number[][]): Promise<string[][]> {
-  const names = await typeIdentifiers(db, lists.flat());
-  return lists.map((ids) => ids.map((id) => names.get(id)!).sort());
-}
 
 export interface WorkoutFilter {
   /** Workouts starting at or after, epoch ms. */
@@ -82,7 +76,7 @@ function pageQuery(form: 'rows' | 'columns', userId: string, filter: WorkoutFilt
 async function workoutRows(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryRow[]> {
   const { rows } = await db.query<WorkoutSummaryRow>(pageQuery('rows', userId, filter));
   // The page holds the streams' type ids until they are named here.
-  const metrics = await nameStreams(db, rows.map((row) => row[8] as unknown as number[]));
+  const metrics = await typeLists(db, rows.map((row) => row[8] as unknown as number[]));
   rows.forEach((row, i) => (row[8] = metrics[i]));
   return rows;
 }
@@ -158,7 +152,7 @@ export async function findWorkout(db: Db, userId: string, uuid: string): Promise
   if (rows.length === 0) return undefined;
   // A jsonb null arrives as null too; absent detail reads as empty.
   const { statistics, events, activities, availableMetrics, ...summary } = rows[0];
-  const [metrics] = await nameStreams(db, [availableMetrics]);
+  const [metrics] = await typeLists(db, [availableMetrics]);
   return { ...summary, availableMetrics: metrics, statisticsDetail: statistics ?? {}, events: events ?? [], activities: activities ?? [] };
 }
 
