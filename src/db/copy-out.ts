@@ -1,11 +1,17 @@
-// A `COPY … TO STDOUT` read whole into one Buffer, for answers of a bounded
-// size (a page of samples): PostgreSQL sends each row as a CopyData message,
-// which pg's own parser frames; this query only keeps the bytes. The exports,
-// whose answers are unbounded, stream theirs through pg-copy-streams instead
-// (src/db/queries/export-copy.ts) — which takes the connection's socket over
-// and re-frames it, a Readable in between: for one page that machinery cost
-// more than the rows (bench/RESULTS.md, the 2026-11-24 22:30 run).
+// Reading a `COPY … TO STDOUT`, two ways. A page of samples, whose size is
+// bounded, is read whole (copyOutWhole): PostgreSQL sends each row as a
+// CopyData message, which pg's own parser frames; the query only keeps the
+// bytes. The samples export and the importer's read-back, whose sizes are
+// not bounded, stream it (CopyOutStream): the stream takes the connection's
+// socket over for the length of the COPY, as pg-copy-streams does, so that a
+// slow reader leaves the COPY waiting on the socket; but it strips the frames
+// in place in each socket read (CopyDataFrames) instead of slicing each
+// message out, an object or two a row. On the export bench's 2.68 M rows
+// that took the client's CPU for the CSV export from 1.87 to 1.65 s and its
+// young-generation collections from 59 to 30 (bench/RESULTS.md, the
+// 2026-11-25 03:30 section).
 import type pg from 'pg';
+import { Readable, type Duplex } from 'node:stream';
 
 /** What pg hands a query of a CopyData message: its data (a view of pg's read buffer, valid only during the call). */
 interface CopyDataMessage {
@@ -75,4 +81,156 @@ export function copyOutWhole(client: pg.ClientBase, text: string, expectedBytes:
     query.callback = (error, data) => (error ? reject(error) : resolve(data!));
     client.query(query);
   });
+}
+
+/** A message's frame: its code (a byte) and its length (4 bytes, itself included). */
+const FRAME_BYTES = 5;
+const COPY_DATA = 0x64; // 'd'
+/** Messages PostgreSQL may send inside a COPY that do not end it, dropped here: CopyOutResponse (its first), NoticeResponse, ParameterStatus, NotificationResponse. */
+const PASSED_OVER = new Set([0x48, 0x4e, 0x53, 0x41]);
+const COPY_DONE = 0x63; // 'c'
+
+/**
+ * The frames of a COPY's messages, stripped: each socket read's CopyData
+ * payloads moved to its start, over the frames (a message may be cut
+ * anywhere by a read's end). Ends at the first message that ends the COPY —
+ * CopyDone, an ErrorResponse, anything it does not know — whose bytes and
+ * all after them are then PostgreSQL's for pg's own parser (`rest`).
+ */
+export class CopyDataFrames {
+  private readonly frame = Buffer.alloc(FRAME_BYTES);
+  private frameBytes = 0;
+  private code = 0;
+  /** Payload bytes of the current message still to come. */
+  private left = 0;
+  /** From the message that ended the COPY on: its frame, then the rest of that read (null before). */
+  rest: Buffer | null = null;
+  /** Whether that message was CopyDone (an ended COPY), not an error. */
+  done = false;
+
+  /** Moves the CopyData payloads of `chunk` to its start; answers their length. Takes no more once `rest` is set. */
+  take(chunk: Buffer): number {
+    if (this.rest) throw new Error('COPY data after the end of the COPY');
+    let at = 0;
+    let out = 0;
+    while (at < chunk.length) {
+      if (this.left === 0) {
+        while (this.frameBytes < FRAME_BYTES && at < chunk.length) this.frame[this.frameBytes++] = chunk[at++];
+        if (this.frameBytes < FRAME_BYTES) break;
+        this.frameBytes = 0;
+        this.code = this.frame[0];
+        if (this.code !== COPY_DATA && !PASSED_OVER.has(this.code)) {
+          this.done = this.code === COPY_DONE;
+          this.rest = Buffer.concat([this.frame, chunk.subarray(at)]);
+          return out;
+        }
+        this.left = this.frame.readUInt32BE(1) - 4;
+        continue;
+      }
+      const n = Math.min(this.left, chunk.length - at);
+      if (this.code === COPY_DATA) {
+        if (out !== at) chunk.copyWithin(out, at, at + n);
+        out += n;
+      }
+      at += n;
+      this.left -= n;
+    }
+    return out;
+  }
+}
+
+/** What a Submittable gets of pg's connection: its socket, and the simple query it sends. */
+interface CopyConnection {
+  stream: Duplex;
+  query(text: string): void;
+}
+
+/**
+ * The data of `COPY (…) TO STDOUT` as a Readable of byte chunks (frames
+ * stripped, the format's own header and trailer kept; a chunk is a view of a
+ * socket read). It reads the socket only while its reader takes what it read,
+ * so a slow reader leaves the rest waiting on the socket. Ends at CopyDone;
+ * fails with PostgreSQL's error (a cancel's too). Either way the messages
+ * after go back to pg, which then answers the queries queued behind.
+ */
+export class CopyOutStream extends Readable implements pg.Submittable {
+  private readonly frames = new CopyDataFrames();
+  private socket: CopyConnection['stream'] | null = null;
+  /** pg's own 'data' listener of the socket, put back at the end. */
+  private pgListener: ((chunk: Buffer) => void) | null = null;
+  private wanted = false;
+  private forwarding = false;
+  private readonly onReadable = () => this.forward();
+
+  constructor(private readonly text: string) {
+    super();
+  }
+
+  submit(connection: pg.Connection): void {
+    const own = connection as unknown as CopyConnection;
+    const socket = own.stream;
+    const listeners = socket.listeners('data');
+    if (listeners.length !== 1) throw new Error(`expected pg's one data listener on the socket, found ${listeners.length}`);
+    this.pgListener = listeners[0] as (chunk: Buffer) => void;
+    socket.removeListener('data', this.pgListener);
+    socket.pause();
+    this.socket = socket;
+    socket.on('readable', this.onReadable);
+    own.query(this.text);
+  }
+
+  override _read(): void {
+    this.wanted = true;
+    this.forward();
+  }
+
+  private forward(): void {
+    if (this.forwarding) return;
+    this.forwarding = true;
+    let chunk: Buffer | null;
+    while (this.wanted && this.socket && (chunk = this.socket.read() as Buffer | null) !== null) {
+      const length = this.frames.take(chunk);
+      if (length > 0 && !this.destroyed) this.wanted = this.push(chunk.subarray(0, length));
+      if (this.frames.rest) this.giveBack(this.frames.rest);
+    }
+    this.forwarding = false;
+  }
+
+  /** The socket back to pg, with what was read of the messages after the COPY; ends the stream at a CopyDone. */
+  private giveBack(rest: Buffer): void {
+    const socket = this.socket!;
+    const listener = this.pgListener!;
+    this.socket = null;
+    this.pgListener = null;
+    socket.removeListener('readable', this.onReadable);
+    socket.on('data', listener);
+    listener(rest);
+    // As pg-copy-streams does: pg's listener may have paused the socket, so it flows again on the next tick.
+    process.nextTick(() => socket.resume());
+    if (this.frames.done) this.push(null);
+  }
+
+  /** Destroyed by its reader before the COPY's end: the rest is read and dropped, so the connection comes back to pg. */
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.wanted = true;
+    this.forward();
+    callback(error);
+  }
+
+  handleError(error: Error): void {
+    this.destroy(error);
+  }
+
+  /** The query's end: after CopyDone or the error, the stream has ended or failed; anything else lost data. */
+  handleReadyForQuery(): void {
+    if (!this.frames.done && !this.destroyed) this.destroy(new Error('the COPY ended without its CopyDone'));
+  }
+
+  // The COPY's end is seen in its bytes (CopyDone); pg calls these on whatever query is active.
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {}
 }

@@ -11,13 +11,13 @@
 // shared DailyAggregator, and settled days are upserted as they come, so
 // memory stays bounded whatever the history's length.
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import { StringDecoder } from 'node:string_decoder';
 import { DailyAggregator, type DayBucket } from '../core/daily-aggregation.js';
 import { typeInfo } from '../core/registry.js';
 import type { NameIds } from './name-ids.js';
 import { ImportInterrupted } from './errors.js';
 import { sourcePriority } from './sources.js';
+import { CopyOutStream } from '../db/copy-out.js';
 import { READ_BACK_SESSION_SQL, samplesInStartOrderCopySql, upsertDailyBuckets } from '../db/writes/import.js';
 
 const BUCKETS_PER_WRITE = 2000;
@@ -42,7 +42,7 @@ interface AggregationInput {
 /** Rebuilds every bucket of one type. */
 async function aggregateType(input: AggregationInput, type: AggregatedType): Promise<void> {
   const aggregator = new DailyAggregator(input.timeZone, type.aggregation);
-  const stream = input.reader.query(copyTo(samplesInStartOrderCopySql(input.userId, type.typeId)));
+  const stream = input.reader.query(new CopyOutStream(samplesInStartOrderCopySql(input.userId, type.typeId)));
   const decoder = new StringDecoder('utf8');
   let buckets: DayBucket[] = [];
   let rest = '';

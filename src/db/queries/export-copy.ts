@@ -12,7 +12,7 @@
 // integers), here and for the sleep samples (src/db/queries/sleep.ts).
 import type pg from 'pg';
 import type { Readable } from 'node:stream';
-import { to as copyTo } from 'pg-copy-streams';
+import { CopyOutStream } from '../copy-out.js';
 import { isUuid } from '../../core/uuid.js';
 
 /** An integer as SQL text; throws for anything else. */
@@ -53,7 +53,7 @@ export async function allSourceNames(client: pg.ClientBase): Promise<Map<number,
   return new Map(rows.map((row) => [row.source_id, row.name]));
 }
 
-/** The COPY data as it arrives (binary format, frames included). */
+/** The COPY data as it arrives (binary format; PostgreSQL's message frames stripped). */
 export function copyOut(client: pg.ClientBase, sql: string): Readable {
-  return client.query(copyTo(sql));
+  return client.query(new CopyOutStream(sql));
 }
