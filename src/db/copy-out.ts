@@ -6,10 +6,10 @@
 // socket over for the length of the COPY, as pg-copy-streams does, so that a
 // slow reader leaves the COPY waiting on the socket; but it strips the frames
 // in place in each socket read (CopyDataFrames) instead of slicing each
-// message out, an object or two a row. On the export bench's 2.68 M rows
-// that took the client's CPU for the CSV export from 1.87 to 1.65 s and its
-// young-generation collections from 59 to 30 (bench/RESULTS.md, the
-// 2026-11-25 03:30 section).
+// message out, an object or two a row. On the export bench's 2.68 M rows,
+// read into the CSV export's lines, that took 1.63–1.91 s of CPU against
+// 1.80–2.10 s through pg-copy-streams, with 8–31 collections of the young
+// generation against 26–107 (bench/RESULTS.md, the 2026-11-25 03:45 section).
 import type pg from 'pg';
 import { Readable, type Duplex } from 'node:stream';
 
@@ -158,9 +158,7 @@ export class CopyOutStream extends Readable implements pg.Submittable {
   private socket: CopyConnection['stream'] | null = null;
   /** pg's own 'data' listener of the socket, put back at the end. */
   private pgListener: ((chunk: Buffer) => void) | null = null;
-  private wanted = false;
-  private forwarding = false;
-  private readonly onReadable = () => this.forward();
+  private readonly onData = (chunk: Buffer) => this.forward(chunk);
 
   constructor(private readonly text: string) {
     super();
@@ -173,27 +171,23 @@ export class CopyOutStream extends Readable implements pg.Submittable {
     if (listeners.length !== 1) throw new Error(`expected pg's one data listener on the socket, found ${listeners.length}`);
     this.pgListener = listeners[0] as (chunk: Buffer) => void;
     socket.removeListener('data', this.pgListener);
+    // Flowing, paused while the reader has enough: a 'data' event is one socket read. (Read in paused mode,
+    // read() joins whatever reads are buffered into one new buffer: a copy of most of the COPY.)
+    socket.on('data', this.onData);
     socket.pause();
     this.socket = socket;
-    socket.on('readable', this.onReadable);
     own.query(this.text);
   }
 
   override _read(): void {
-    this.wanted = true;
-    this.forward();
+    this.socket?.resume();
   }
 
-  private forward(): void {
-    if (this.forwarding) return;
-    this.forwarding = true;
-    let chunk: Buffer | null;
-    while (this.wanted && this.socket && (chunk = this.socket.read() as Buffer | null) !== null) {
-      const length = this.frames.take(chunk);
-      if (length > 0 && !this.destroyed) this.wanted = this.push(chunk.subarray(0, length));
-      if (this.frames.rest) this.giveBack(this.frames.rest);
-    }
-    this.forwarding = false;
+  /** One socket read: its COPY data to the reader, the socket paused once the reader has enough. */
+  private forward(chunk: Buffer): void {
+    const length = this.frames.take(chunk);
+    if (length > 0 && !this.destroyed && !this.push(chunk.subarray(0, length))) this.socket?.pause();
+    if (this.frames.rest) this.giveBack(this.frames.rest);
   }
 
   /** The socket back to pg, with what was read of the messages after the COPY; ends the stream at a CopyDone. */
@@ -202,18 +196,16 @@ export class CopyOutStream extends Readable implements pg.Submittable {
     const listener = this.pgListener!;
     this.socket = null;
     this.pgListener = null;
-    socket.removeListener('readable', this.onReadable);
+    socket.removeListener('data', this.onData);
     socket.on('data', listener);
     listener(rest);
-    // As pg-copy-streams does: pg's listener may have paused the socket, so it flows again on the next tick.
-    process.nextTick(() => socket.resume());
+    socket.resume();
     if (this.frames.done) this.push(null);
   }
 
   /** Destroyed by its reader before the COPY's end: the rest is read and dropped, so the connection comes back to pg. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.wanted = true;
-    this.forward();
+    this.socket?.resume();
     callback(error);
   }
 
