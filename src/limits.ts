@@ -81,10 +81,11 @@ export const MCP = {
 export const CATALOG_CACHE_USERS = 10_000;
 
 /**
- * Worker threads beyond the first (WORKER_THREADS at most) start when tasks
- * wait and stop after this long without work: an idle server holds one
- * thread (~14 MB each). One always stays: piscina replaces a thread that
- * died only up to that minimum, and tasks queued behind it would wait forever.
+ * Worker threads (~15 MB each): the first starts with the first task
+ * (src/worker-pool.ts) and then always stays, as piscina replaces a thread
+ * that died only up to that minimum and tasks queued behind it would wait
+ * forever. More (WORKER_THREADS at most) start when tasks wait and stop
+ * after this long without work.
  */
 export const WORKER_IDLE_MS = 60_000;
 

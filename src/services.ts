@@ -2,14 +2,13 @@
 // pool, the database probe, the per-user catalog and the export runner. Built once at start
 // (createServices) and closed on shutdown.
 import type pg from 'pg';
-import type { Piscina } from 'piscina';
 import { createCatalogService, type CatalogService } from './catalog/service.js';
 import type { Config } from './config.js';
 import { createReadOnlyPool } from './db/pool.js';
 import { DatabaseProbe } from './db/probe.js';
 import { ExportRunner } from './export/run.js';
 import { EXPORT_SLOTS } from './limits.js';
-import { createWorkerPool } from './worker-pool.js';
+import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 export interface ResolvedConfig extends Config {
   apiToken: string;
@@ -22,7 +21,7 @@ export interface Services {
   pool: pg.Pool;
   /** Read-only sessions without the statement timeout, for exports. */
   exportPool: pg.Pool;
-  workers: Piscina;
+  workers: WorkerPool;
   probe: DatabaseProbe;
   /** Per-user catalog, kept as the serialized `{types}` body. */
   catalog: CatalogService;

@@ -33,3 +33,20 @@ for (const flags of [[], ['--max-old-space-size=512'], ['--max-semi-space-size=4
     assert.equal(run.stdout.trim(), '[0,499500,999000]');
   });
 }
+
+test('the pool starts its thread on its first task, keeps it, and refuses tasks once destroyed', async () => {
+  const { createWorkerPool } = await import('../src/worker-pool.js');
+  const pool = createWorkerPool(1);
+  try {
+    assert.equal(pool.threads, 0, 'no thread before a task');
+    const times = Float64Array.from({ length: 1000 }, (_, i) => i * 1000);
+    const [stream] = (await pool.run({ streams: [{ times, values: times.slice() }], maxPoints: 3 }, { name: 'downsampleSeries' })) as { times: Float64Array }[];
+    assert.deepEqual([...stream.times], [0, 499_500, 999_000]);
+    assert.equal(pool.threads, 1, 'the thread stays after its task');
+    assert.equal(pool.completed, 1);
+  } finally {
+    await pool.destroy();
+  }
+  await assert.rejects(pool.run(null, { name: 'downsampleSeries' }), /the worker pool is closed/);
+  assert.equal(pool.threads, 0);
+});

@@ -171,11 +171,13 @@ test('the worker pool downsamples a series of at least INLINE_SERIES_POINTS poin
     return (await response.json()) as { series: { points: unknown[] }[] };
   };
   try {
-    const before = services.workers.completed;
+    assert.equal(services.workers.threads, 0, 'a server not yet asked for a long series holds no worker thread');
     assert.equal((await series(RUN)).series.length, 2);
-    assert.equal(services.workers.completed, before, 'a small workout stays inline');
+    assert.equal(services.workers.completed, 0, 'a small workout stays inline');
+    assert.equal(services.workers.threads, 0);
     assert.equal((await series(LONG_RIDE)).series[0].points.length, 500);
-    assert.equal(services.workers.completed, before + 1, 'the long ride went through the pool, once');
+    assert.equal(services.workers.completed, 1, 'the long ride went through the pool, once');
+    assert.equal(services.workers.threads, 1, 'its thread stays');
   } finally {
     http.stopListening();
     await closeServices(services, 5_000);

@@ -3,7 +3,7 @@
 // downsampled in the worker pool on Float64Arrays moved there and back (never
 // cloned); small ones inline, where a pool round trip would cost more.
 import { Type } from '@sinclair/typebox';
-import type { Piscina } from 'piscina';
+import type { WorkerPool } from '../worker-pool.js';
 import { downsampleStream, type Stream } from '../core/downsample.js';
 import { unitOf } from '../core/registry.js';
 import { findWorkoutBounds, workoutStreams, type StreamRow } from '../db/queries/workouts.js';
@@ -90,7 +90,7 @@ function toStream(row: StreamRow): Stream {
   return { times: row.times, values: row.values };
 }
 
-async function downsampleAll(workers: Piscina, streams: Stream[], maxPoints: number): Promise<Stream[]> {
+async function downsampleAll(workers: WorkerPool, streams: Stream[], maxPoints: number): Promise<Stream[]> {
   const points = streams.reduce((sum, s) => sum + s.times.length, 0);
   if (points < INLINE_SERIES_POINTS) return streams.map((s) => downsampleStream(s, maxPoints));
   const transferList = streams.flatMap((s) => [s.times.buffer, s.values.buffer]) as ArrayBuffer[];
