@@ -226,3 +226,8 @@ export class CopyOutStream extends Readable implements pg.Submittable {
   handlePortalSuspended(): void {}
   handleCopyData(): void {}
 }
+
+/** The data of `COPY (…) TO STDOUT` run on `client`, as it arrives (CopyOutStream). */
+export function copyOut(client: pg.ClientBase, text: string): Readable {
+  return client.query(new CopyOutStream(text));
+}

@@ -17,7 +17,7 @@ import { typeInfo } from '../core/registry.js';
 import type { NameIds } from './name-ids.js';
 import { ImportInterrupted } from './errors.js';
 import { sourcePriority } from './sources.js';
-import { CopyOutStream } from '../db/copy-out.js';
+import { copyOut } from '../db/copy-out.js';
 import { READ_BACK_SESSION_SQL, samplesInStartOrderCopySql, upsertDailyBuckets } from '../db/writes/import.js';
 
 const BUCKETS_PER_WRITE = 2000;
@@ -42,7 +42,7 @@ interface AggregationInput {
 /** Rebuilds every bucket of one type. */
 async function aggregateType(input: AggregationInput, type: AggregatedType): Promise<void> {
   const aggregator = new DailyAggregator(input.timeZone, type.aggregation);
-  const stream = input.reader.query(new CopyOutStream(samplesInStartOrderCopySql(input.userId, type.typeId)));
+  const stream = copyOut(input.reader, samplesInStartOrderCopySql(input.userId, type.typeId));
   const decoder = new StringDecoder('utf8');
   let buckets: DayBucket[] = [];
   let rest = '';

@@ -11,8 +11,6 @@
 // (integerSql, uuidSql: the user uuid, the type id, the range and the page as
 // integers), here and for the sleep samples (src/db/queries/sleep.ts).
 import type pg from 'pg';
-import type { Readable } from 'node:stream';
-import { CopyOutStream } from '../copy-out.js';
 import { isUuid } from '../../core/uuid.js';
 
 /** An integer as SQL text; throws for anything else. */
@@ -51,9 +49,4 @@ export const samplesCopySql = (userId: string, typeId: number, start: number, en
 export async function allSourceNames(client: pg.ClientBase): Promise<Map<number, string>> {
   const { rows } = await client.query<{ source_id: number; name: string }>('SELECT source_id, name FROM sources');
   return new Map(rows.map((row) => [row.source_id, row.name]));
-}
-
-/** The COPY data as it arrives (binary format; PostgreSQL's message frames stripped). */
-export function copyOut(client: pg.ClientBase, sql: string): Readable {
-  return client.query(new CopyOutStream(sql));
 }
