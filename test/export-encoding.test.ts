@@ -153,7 +153,9 @@ test('JSONL escapes strings and writes small numbers without an exponent', () =>
     '{"stages.core":0.0000001,"label":"quote \\" and\\nnewline","value":0,"labels":[]}\n',
   );
   assert.throws(() => jsonlLine(['a', 'b'], [1]), RangeError);
-  assert.throws(() => jsonlLine(['a'], [NaN]), RangeError);
+  // No value (src/core/values.ts): null, as JSON.stringify writes them.
+  assert.equal(jsonlLine(['a', 'b', 'c'], [NaN, Infinity, -Infinity]), '{"a":null,"b":null,"c":null}\n');
+  assert.equal(csvLine([NaN, 1, Infinity, -Infinity]), ',1,,\r\n');
 });
 
 test('the export column lists are the ones open-details.md fixes', () => {

@@ -162,7 +162,8 @@ const OLD_DAILY_METRICS_SQL = `
       AND a.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
       AND a.day >= $4::date AND a.day <= $5::date
   ) bucket
-  WHERE bucket.value IS NOT NULL
+  -- Since 2026-11-25 a NaN or infinite bucket is no value either (src/core/values.ts): its day is left out.
+  WHERE bucket.value IS NOT NULL AND bucket.value NOT IN ('NaN', 'Infinity', '-Infinity')
   ORDER BY requested.position, bucket.day
   LIMIT $6 OFFSET $7`;
 

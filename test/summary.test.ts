@@ -18,6 +18,8 @@ const SOMEONE = '00000000-0000-4000-8000-000000000002';
 const NOBODY = '00000000-0000-4000-8000-000000000003';
 const HEAVY = '00000000-0000-4000-8000-000000000004';
 const SLEEPER = '00000000-0000-4000-8000-000000000005';
+/** Figures that are no value (NaN, ±Infinity: src/core/values.ts) beside real ones, and a long in-bed night beside a nap. */
+const ODD = '00000000-0000-4000-8000-000000000006';
 const Q = 'HKQuantityTypeIdentifier';
 const SLEEP = 'HKCategoryTypeIdentifierSleepAnalysis';
 const HOUR = 3_600_000;
@@ -139,6 +141,31 @@ async function seed(): Promise<void> {
      FROM generate_series(0, 19) k`,
     [SLEEPER, morning(D(0))],
   );
+  // ODD: steps D0 1000, D3 3000, and no value on D4 (NaN) and D5 (Infinity); resting heart rate D0 60, D5 NaN.
+  await q(
+    `INSERT INTO daily_aggregates (user_id, type_id, day, sum, avg) VALUES
+     ($1, ${id('StepCount')}, $2, 1000, NULL), ($1, ${id('StepCount')}, $3, 3000, NULL), ($1, ${id('StepCount')}, $4, 'NaN', NULL),
+     ($1, ${id('StepCount')}, $5, 'Infinity', NULL), ($1, ${id('RestingHeartRate')}, $2, NULL, 60), ($1, ${id('RestingHeartRate')}, $5, NULL, 'NaN')`,
+    [ODD, D(0), D(3), D(4), D(5)],
+  );
+  // Rings: D1 exercise 30 and stand 10; D4 exercise NaN; D5 stand -Infinity.
+  await q(`INSERT INTO activity_summaries (user_id, day, exercise_min, stand_hours) VALUES ($1, $2, 30, 10), ($1, $3, 'NaN', NULL), ($1, $4, NULL, '-Infinity')`, [ODD, D(1), D(4), D(5)]);
+  // D2: a 10 h session in bed that slept its last hour, then (4 h later, a session of its own) a 2 h nap.
+  for (const [value, start, end] of [[IN_BED, morning(D(2)) - 10 * HOUR, morning(D(2))], [CORE, morning(D(2)) - HOUR, morning(D(2))], [CORE, morning(D(2)) + 4 * HOUR, morning(D(2)) + 6 * HOUR]]) {
+    await q(`INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES ($1, gen_random_uuid(), ${id(SLEEP)}, $2, $3, $4, ${WATCH})`, [ODD, start, end, value]);
+  }
+  // D3: a run of 600 s and 1000 m, and one whose duration and distance are no value.
+  await q(
+    `INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms, duration_s, distance_m) VALUES
+     ($1, gen_random_uuid(), 'running', $2, $2::bigint + 600000, 600, 1000), ($1, gen_random_uuid(), 'running', $2, $2::bigint + 600000, 'NaN', 'Infinity')`,
+    [ODD, noon(D(3))],
+  );
+  // The newest weight is NaN (so there is no weight reading), the newest body fat 0.2.
+  await q(
+    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES
+     ($1, gen_random_uuid(), ${id('BodyMass')}, $2, $2, 70, 1), ($1, gen_random_uuid(), ${id('BodyMass')}, $3, $3, 'NaN', 1), ($1, gen_random_uuid(), ${id('BodyFatPercentage')}, $4, $4, 0.2, 1)`,
+    [ODD, noon(D(-3)), noon(D(-1)), noon(D(1))],
+  );
   await q('ANALYZE');
 }
 
@@ -250,6 +277,55 @@ describe('JSON', () => {
     const body = JSON.parse(text);
     assert.deepEqual(body.sleep, { nights: 1, meanAsleepMinutes: 20 * 120, minAsleepMinutes: 20 * 120, maxAsleepMinutes: 20 * 120 });
     assert.deepEqual(body.coverage, { lastSync: null, daysWithData: 1 });
+  });
+
+  test('NaN and ±Infinity are no value: left out of every stat, reading and coverage; a day\'s sleep is its longest session', async () => {
+    const { status, text } = await summary(`format=json&user=${ODD}`);
+    assert.equal(status, 200);
+    const { generatedAt, ...rest } = JSON.parse(text);
+    assert.equal(typeof generatedAt, 'number');
+    assert.ok(checkSummary.Check({ generatedAt, ...rest }));
+    assert.deepEqual(rest, {
+      userID: ODD,
+      name: null,
+      range: '7d',
+      days: 7,
+      startDate: D(0),
+      endDate: today,
+      timeZone: ZONE,
+      activity: {
+        steps: { unit: 'count', days: 2, mean: 2000, min: 1000, max: 3000, total: 4000, source: 'daily_aggregates' },
+        exercise: { unit: 'min', days: 1, mean: 30, min: 30, max: 30, total: 30, source: 'activity_summaries' },
+        stand: { unit: 'hr', days: 1, mean: 10, min: 10, max: 10, source: 'activity_summaries' },
+      },
+      heart: { restingHeartRate: { unit: 'count/min', days: 1, mean: 60, min: 60, max: 60, source: 'daily_aggregates' } },
+      // The 10 h session's 60 asleep minutes, not the 2 h nap's 120.
+      sleep: { nights: 1, meanAsleepMinutes: 60, minAsleepMinutes: 60, maxAsleepMinutes: 60 },
+      workouts: { count: 2, totalMinutes: 10, totalDistanceM: 1000, byActivityType: [{ activityType: 'running', count: 2 }] },
+      body: { bodyFat: { value: 0.2, unit: '%', timestamp: noon(D(1)) } },
+      // D0 (steps, heart), D1 (rings), D2 (sleep), D3 (steps, workouts); not D4 or D5.
+      coverage: { lastSync: null, daysWithData: 4 },
+    });
+    const markdown = (await summary(`user=${ODD}`)).text;
+    assert.ok(!/NaN|null|Infinity/.test(markdown), markdown);
+    assert.match(markdown, /\b2000\b|2,000/, 'the steps mean');
+  });
+
+  test('/v1/metrics/daily and the daily_metrics export leave out a day whose value is NaN or infinite; the samples export writes such a value as null', async () => {
+    const span = `start=${Date.parse(D(0) + 'T12:00:00Z') - 86_400_000}&end=${Date.parse(today + 'T12:00:00Z') + 86_400_000}`;
+    const daily = await server.getJson(`/v1/metrics/daily?user=${ODD}&types=${Q}StepCount,${Q}RestingHeartRate&${span}`);
+    assert.equal(daily.status, 200);
+    assert.deepEqual(daily.body.metrics.map((m: { days: unknown }) => m.days), [
+      [{ date: D(0), value: 1000 }, { date: D(3), value: 3000 }],
+      [{ date: D(0), value: 60 }],
+    ]);
+    const csv = await (await server.get(`/v1/export?user=${ODD}&format=csv&dataset=daily_metrics&types=${Q}StepCount&${span}`)).text();
+    assert.equal(csv, `identifier,unit,date,value\r\n${Q}StepCount,count,${D(0)},1000\r\n${Q}StepCount,count,${D(3)},3000\r\n`);
+    const weights = `user=${ODD}&dataset=samples&type=${Q}BodyMass&start=${noon(D(-4))}&end=${noon(D(0))}`;
+    const lines = (await (await server.get(`/v1/export?format=csv&${weights}`)).text()).split('\r\n');
+    assert.deepEqual(lines.slice(1, -1).map((line) => line.split(',')[5]), ['70', ''], 'the NaN weight as an empty cell');
+    const jsonl = (await (await server.get(`/v1/export?format=jsonl&${weights}`)).text()).trimEnd().split('\n').map((line) => JSON.parse(line).value);
+    assert.deepEqual(jsonl, [70, null]);
   });
 
   test('a user with no data: only the header fields and coverage', async () => {

@@ -22,6 +22,8 @@ const SPEED = 'HKQuantityTypeIdentifierRunningSpeed';
 const RUN = 'a0000000-0000-4000-8000-000000000001';
 const LONG_RIDE = 'a0000000-0000-4000-8000-000000000002';
 const OTHERS = 'b0000000-0000-4000-8000-000000000001';
+/** A run whose heart-rate arrays hold elements that are no value: NULL, NaN, ±Infinity, a NULL time. */
+const GAPPY = 'a0000000-0000-4000-8000-000000000003';
 
 // The run's heart rate: 10 points a second apart.
 const HR_TIMES = Array.from({ length: 10 }, (_, i) => T0 + i * 1000);
@@ -59,6 +61,12 @@ before(async () => {
      FROM generate_series(0, $5::int - 1) i`,
     [DEFAULT_USER, LONG_RIDE, SPEED, T0, LONG_POINTS],
   );
+  await db.query(workout, [DEFAULT_USER, GAPPY, 'running', T0, T0 + 9000]);
+  await db.query(
+    `INSERT INTO workout_streams (user_id, workout_uuid, type_id, times_ms, "values")
+     VALUES ($1, $2, (SELECT type_id FROM sample_types WHERE identifier = $3), $4::bigint[], $5::float8[])`,
+    [DEFAULT_USER, GAPPY, HR, [T0, T0 + 1000, T0 + 2000, T0 + 3000, T0 + 4000, T0 + 5000, null, T0 + 7000, T0 + 8000], [60, null, 'NaN', 70, 'Infinity', '-Infinity', 90, 80, 100]],
+  );
   server = await startServer({ databaseUrl: db.url, env: { SERVICE_MULTI_USER: 'true' } });
 });
 
@@ -84,6 +92,14 @@ test('default: every stream by identifier, unchanged under 500 points', async ()
       { type: POWER, unit: 'W', totalPoints: 3, points: POWER_POINTS },
     ],
   });
+});
+
+test('an element without a value (NULL, NaN, ±Infinity, a NULL time) is not a point: not sent, not counted, not averaged', async () => {
+  const whole = (await server.getJson(`/v1/workouts/${GAPPY}/series`)).body;
+  assert.deepEqual(whole.series, [{ type: HR, unit: 'count/min', totalPoints: 4, points: [[T0, 60], [T0 + 3000, 70], [T0 + 7000, 80], [T0 + 8000, 100]] }]);
+  // One bucket between the first and the last: the two points with a value in it, (T0 + 3000 + T0 + 7000) / 2 and (70 + 80) / 2.
+  const three = (await server.getJson(`/v1/workouts/${GAPPY}/series?maxPoints=3`)).body;
+  assert.deepEqual(three.series[0], { type: HR, unit: 'count/min', totalPoints: 4, points: [[T0, 60], [T0 + 5000, 75], [T0 + 8000, 100]] });
 });
 
 test('10 points to maxPoints 4: first, two bucket means, last', async () => {

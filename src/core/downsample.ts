@@ -14,10 +14,37 @@
 //   bucket's rounded mean stays within its own first and last (integer) times.
 // - Times are averaged as offsets from the bucket's first time, so a large
 //   bucket of epoch-ms values keeps millisecond precision.
+// - Only points with a time and a value are a stream's points
+//   (pointsWithValues, before the count and the downsampling).
+
+import { isValue } from './values.js';
 
 export interface Stream {
   times: Float64Array;
   values: Float64Array;
+}
+
+/**
+ * The stream's points that are points: a time and a value, both finite (a
+ * NULL element of the stored arrays reads as NaN; src/core/values.ts). The
+ * stream itself when all are, the usual case, and when its arrays differ in
+ * length (a writer's bug downsampleStream refuses).
+ */
+export function pointsWithValues(stream: Stream): Stream {
+  const { times, values } = stream;
+  const n = times.length;
+  if (values.length !== n) return stream;
+  let kept = 0;
+  for (let i = 0; i < n; i++) if (isValue(times[i]) && isValue(values[i])) kept++;
+  if (kept === n) return stream;
+  const outTimes = new Float64Array(kept);
+  const outValues = new Float64Array(kept);
+  for (let i = 0, k = 0; i < n; i++) {
+    if (!isValue(times[i]) || !isValue(values[i])) continue;
+    outTimes[k] = times[i];
+    outValues[k++] = values[i];
+  }
+  return { times: outTimes, values: outValues };
 }
 
 /** At most `maxPoints` (an integer >= 2) points of `stream`, keeping its first and last. */

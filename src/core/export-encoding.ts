@@ -10,16 +10,34 @@
 //   these lists carry are identifiers and platform names without commas);
 //   a JSON array in JSONL.
 // - Numbers never use an exponent, in either format (1e21 → 1000000000000000000000,
-//   1e-7 → 0.0000001), with the shortest digits that round-trip; -0 is 0;
-//   NaN and ±Infinity are refused (RangeError). JSON.stringify would write an
-//   exponent, so JSONL numbers are formatted here too.
+//   1e-7 → 0.0000001), with the shortest digits that round-trip; -0 is 0.
+//   JSON.stringify would write an exponent, so JSONL numbers are formatted
+//   here too. NaN and ±Infinity are no value (src/core/values.ts): a cell
+//   holding one is written as a null is (plainNumber itself refuses them).
 // - Booleans are `true` / `false`; strings are written as given (no formula
 //   escaping: /docs warns about spreadsheet formulas instead).
 // - CSV follows RFC 4180: a cell holding `"`, `,`, CR or LF is quoted with its
 //   quotes doubled, and so is an empty string (`""`, unlike a null's empty
 //   cell); every record ends with CRLF. JSONL lines end with LF.
 
+import { isValue } from './values.js';
+
 export type Cell = string | number | boolean | null | readonly string[];
+
+/**
+ * What the export's readers are told of its text cells (/docs and the
+ * OpenAPI description of /v1/export): open-details.md asks for the formula
+ * warning; the other text columns hold what a writer stored, as given.
+ */
+export const SPREADSHEET_WARNING =
+  'source is the free-text column (the name of the recording app or device), and the other text cells (activityType, kind, valenceClassification, labels, associations) hold what was synced, as given. ' +
+  'A cell starting with =, +, - or @ is a formula to a spreadsheet program, quoted or not; the file keeps every value as recorded, so open untrusted exports as text.';
+
+/** How the files write a null (the encoding rules above), for /docs and the OpenAPI description. */
+export const EXPORT_NULLS = 'A null, and a number stored as NaN or ±Infinity (no value), is an empty CSV cell and an explicit null in JSONL (never a zero or a missing key)';
+
+/** A failure before a file's first byte (src/http/stream-sink.ts), for /docs and the OpenAPI description. */
+export const EXPORT_FAILS_FIRST = 'A JSONL file that fails before its first line has sent nothing: it is answered with the error (500) instead.';
 
 export type ExportDataset = 'daily_metrics' | 'samples' | 'workouts' | 'routes' | 'sleep' | 'activity' | 'state_of_mind';
 
@@ -113,7 +131,7 @@ export function jsonlLine(columns: readonly string[], cells: readonly Cell[]): s
 
 function csvCell(cell: Cell): string {
   if (cell === null) return '';
-  if (typeof cell === 'number') return plainNumber(cell);
+  if (typeof cell === 'number') return isValue(cell) ? plainNumber(cell) : '';
   if (typeof cell === 'boolean') return cell ? 'true' : 'false';
   // An empty string is quoted so it stays distinct from a null.
   if (typeof cell === 'string') return cell === '' || NEEDS_QUOTES.test(cell) ? quoted(cell) : cell;
@@ -126,7 +144,7 @@ function quoted(text: string): string {
 
 function jsonValue(cell: Cell): string {
   if (cell === null) return 'null';
-  if (typeof cell === 'number') return plainNumber(cell);
+  if (typeof cell === 'number') return isValue(cell) ? plainNumber(cell) : 'null';
   if (typeof cell === 'boolean') return cell ? 'true' : 'false';
   if (typeof cell === 'string') return JSON.stringify(cell);
   return `[${cell.map((item) => JSON.stringify(item)).join(',')}]`;

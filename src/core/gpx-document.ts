@@ -8,6 +8,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { plainNumber } from './export-encoding.js';
 import type { Track } from './route-track.js';
+import { isValue } from './values.js';
 
 export const GPX_NAMESPACE = 'http://www.topografix.com/GPX/1/1';
 export const GPX_CONTENT_TYPE = 'application/gpx+xml';
@@ -30,7 +31,7 @@ export function renderGpx(workout: GpxWorkout, track: Track): string {
   for (let i = 0; i < times.length; i++) {
     const point: Record<string, string> = { '@lat': plainNumber(latitudes[i]), '@lon': plainNumber(longitudes[i]) };
     // GPX orders a point's children: ele before time.
-    if (!Number.isNaN(altitudes[i])) point.ele = plainNumber(altitudes[i]);
+    if (isValue(altitudes[i])) point.ele = plainNumber(altitudes[i]);
     point.time = iso(times[i]);
     trkpt[i] = point;
   }

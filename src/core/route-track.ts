@@ -13,12 +13,14 @@
 //   every point sent is one that was recorded: a bucket mean of positions would
 //   cut corners and invent altitudes.
 
+import { isValue } from './values.js';
+
 export interface Track {
   /** Epoch ms, ascending. */
   times: Float64Array;
   latitudes: Float64Array;
   longitudes: Float64Array;
-  /** NaN where a point has no altitude. */
+  /** NaN where a point has no altitude (any non-finite number is none: src/core/values.ts). */
   altitudes: Float64Array;
 }
 
@@ -47,7 +49,7 @@ export function elevationGainM(track: Track): number | null {
   let known = 0;
   let gain = 0;
   for (const altitude of track.altitudes) {
-    if (Number.isNaN(altitude)) continue;
+    if (!isValue(altitude)) continue;
     if (known > 0 && altitude > previous) gain += altitude - previous;
     previous = altitude;
     known++;
@@ -72,7 +74,7 @@ export type RoutePoint = [time: number, latitude: number, longitude: number, alt
 export function routePoints(track: Track, indices: readonly number[]): RoutePoint[] {
   return indices.map((i) => {
     const altitude = track.altitudes[i];
-    return [track.times[i], track.latitudes[i], track.longitudes[i], Number.isNaN(altitude) ? null : altitude];
+    return [track.times[i], track.latitudes[i], track.longitudes[i], isValue(altitude) ? altitude : null];
   });
 }
 

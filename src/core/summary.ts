@@ -13,8 +13,11 @@
 // - Steps: StepCount aggregates. Active energy: ActiveEnergyBurned aggregates,
 //   else the move ring. Exercise: the exercise ring, else AppleExerciseTime
 //   aggregates. Stand: the stand ring (hours). `source` names the table.
-// - Sleep: per wake-up day the session with the most asleep minutes (a night
-//   beats a nap); days whose sessions recorded no sleep are left out.
+// - Sleep: per wake-up day the asleep minutes of its longest session (end −
+//   start; of two as long, the one with more sleep), of the sessions that
+//   recorded sleep: a day with none is left out.
+// - NaN and ±Infinity are no value (src/core/values.ts): a ring, a workout's
+//   duration or distance, a body reading holding one counts as a null.
 // - Workouts starting in the range: count, minutes (sum of durations), distance
 //   (absent when none recorded one), the three most frequent activity types
 //   (ties alphabetical).
@@ -27,6 +30,7 @@ import type { SummaryT } from '../schemas/resources.js';
 import { dayAt, type DailyValueColumns } from './daily-columns.js';
 import { localDayOf } from './local-days.js';
 import { unitOf } from './registry.js';
+import { isValue } from './values.js';
 import { assembleSleepNights, nightsInWindow, type SleepColumns, type SleepWindow } from './sleep-nights.js';
 
 export const SUMMARY_RANGES = { '7d': 7, '14d': 14, '30d': 30, '90d': 90 } as const;
@@ -116,7 +120,10 @@ export function buildSummary(input: SummaryInput): Summary {
   }
   const daily = (identifier: string) => dailySeries.get(identifier) ?? [];
   const ring = (member: 'moveKcal' | 'exerciseMin' | 'standHours') =>
-    input.rings.flatMap((day) => (day[member] === null ? [] : [{ date: day.date, value: day[member] as number }]));
+    input.rings.flatMap((day) => {
+      const value = day[member];
+      return isValue(value) ? [{ date: day.date, value }] : [];
+    });
   const dailyStat = (identifier: string, cumulative: boolean) => stat(use(daily(identifier)), unitOf(identifier) ?? '', DAILY_TABLE, cumulative);
   const firstOf = (...candidates: (() => SummaryStat | undefined)[]) => {
     for (const candidate of candidates) {
@@ -156,7 +163,7 @@ export function buildSummary(input: SummaryInput): Summary {
   const workouts = input.workouts.length === 0 ? undefined : summarizeWorkouts(input.workouts);
 
   const reading = (identifier: string): SummaryReading | undefined => {
-    const row = input.latestBody.find((r) => r.identifier === identifier && r.value !== null);
+    const row = input.latestBody.find((r) => r.identifier === identifier && isValue(r.value));
     return row && { value: row.value as number, unit: unitOf(identifier) ?? '', timestamp: row.timestamp };
   };
   const body = section({ weight: reading(SUMMARY_TYPES.weight), bodyFat: reading(SUMMARY_TYPES.bodyFat) });
@@ -179,14 +186,16 @@ export function buildSummary(input: SummaryInput): Summary {
   };
 }
 
-/** Asleep minutes of the longest session of each wake-up day in the window, ascending by day. */
+/** Asleep minutes of the longest session that recorded sleep of each wake-up day in the window, ascending by day. */
 function longestSleepPerDay(input: SummaryInput): DayValue[] {
-  const longest = new Map<string, number>();
+  const longest = new Map<string, { span: number; asleep: number }>();
   for (const night of nightsInWindow(assembleSleepNights(input.sleep, input.timeZone), input.sleepWindow)) {
     if (!(night.asleepMinutes > 0)) continue;
-    longest.set(night.date, Math.max(longest.get(night.date) ?? 0, night.asleepMinutes));
+    const span = night.end - night.start;
+    const held = longest.get(night.date);
+    if (!held || span > held.span || (span === held.span && night.asleepMinutes > held.asleep)) longest.set(night.date, { span, asleep: night.asleepMinutes });
   }
-  return [...longest].map(([date, minutes]) => ({ date, value: minutes }));
+  return [...longest].map(([date, { asleep }]) => ({ date, value: asleep }));
 }
 
 function summarizeWorkouts(rows: SummaryInput['workouts']): NonNullable<Summary['workouts']> {
@@ -195,8 +204,8 @@ function summarizeWorkouts(rows: SummaryInput['workouts']): NonNullable<Summary[
   let hasDistance = false;
   const counts = new Map<string, number>();
   for (const row of rows) {
-    if (row.durationS !== null) seconds += row.durationS;
-    if (row.distanceM !== null) {
+    if (isValue(row.durationS)) seconds += row.durationS;
+    if (isValue(row.distanceM)) {
       distance += row.distanceM;
       hasDistance = true;
     }

@@ -3,13 +3,13 @@
 // limit is read from limits.ts (the tunable ones as this server is
 // configured), every message from the error catalogue, every export column
 // from the encoder's list.
-import { EXPORT_COLUMNS } from '../core/export-encoding.js';
+import { EXPORT_COLUMNS, EXPORT_FAILS_FIRST, EXPORT_NULLS, SPREADSHEET_WARNING } from '../core/export-encoding.js';
 import { CATALOG_PATH, errors, QUERY_TIMEOUT_MESSAGE } from '../errors.js';
 import {
   CORS, countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, FAILED_AUTH, MAX_EPOCH_MS, MAX_LOCAL_DAYS, PAGE, POINTS, RANGE_CAP_DAYS,
   SLEEP_SESSION_GAP_MS, spokenDuration, SUMMARY, TYPES_PER_LIST, type Tunables,
 } from '../limits.js';
-import { scrollingTable as table } from './html.js';
+import { escapeHtml, scrollingTable as table } from './html.js';
 
 export interface DocsSection {
   title: string;
@@ -98,10 +98,10 @@ curl -H "Authorization: Bearer $TOKEN" "$H/v1/users"</pre>
     {
       title: 'Export files',
       html:
-        `<p><code>/v1/export</code> streams an attachment named <code>service-&lt;dataset&gt;-&lt;start&gt;-&lt;end&gt;.&lt;csv|jsonl&gt;</code> (start and end exactly as given). CSV (<code>text/csv</code>) has a header row and RFC 4180 quoting; JSONL (<code>application/x-ndjson</code>) has one object per line with the same keys in the same order. A null is an empty CSV cell and an explicit <code>null</code> in JSONL; a list is comma-joined in its quoted CSV cell and stays a JSON array in JSONL. Instants are epoch ms, days <code>YYYY-MM-DD</code>, UUIDs lowercase, numbers never use an exponent. A failure after the first byte (database error, the ${spokenDuration(limits.exportTimeLimitMs)} limit, a client idle for ${spokenDuration(limits.exportIdleLimitMs)}, shutdown past its grace) aborts the connection, so a cut-off file always shows as a failed download.</p>` +
+        `<p><code>/v1/export</code> streams an attachment named <code>service-&lt;dataset&gt;-&lt;start&gt;-&lt;end&gt;.&lt;csv|jsonl&gt;</code> (start and end exactly as given). CSV (<code>text/csv</code>) has a header row and RFC 4180 quoting; JSONL (<code>application/x-ndjson</code>) has one object per line with the same keys in the same order. ${escapeHtml(EXPORT_NULLS)}; a list is comma-joined in its quoted CSV cell and stays a JSON array in JSONL. Instants are epoch ms, days <code>YYYY-MM-DD</code>, UUIDs lowercase, numbers never use an exponent. A failure after the first byte (database error, the ${spokenDuration(limits.exportTimeLimitMs)} limit, a client idle for ${spokenDuration(limits.exportIdleLimitMs)}, shutdown past its grace) aborts the connection, so a cut-off file always shows as a failed download. ${escapeHtml(EXPORT_FAILS_FIRST)}</p>` +
         table(['dataset', 'columns'], Object.entries(EXPORT_COLUMNS).map(([dataset, columns]) => [`<code>${dataset}</code>`, columns.map((c) => `<code>${c}</code>`).join(', ')])) +
         `<p>The <code>routes</code> dataset has one row per recorded GPS point of each workout with a route (workouts newest first, points by time, every point at full resolution). For a map tool, take one workout's GPX 1.1 file from <code>/v1/workouts/{uuid}/route?format=gpx</code> instead.</p>` +
-        `<p><b>Spreadsheet warning:</b> <code>source</code> is the only free-text column. A cell starting with <code>=</code>, <code>+</code>, <code>-</code> or <code>@</code> is a formula to a spreadsheet program; the file keeps the value as recorded, so open untrusted exports as text.</p>`,
+        `<p><b>Spreadsheet warning:</b> ${escapeHtml(SPREADSHEET_WARNING)}</p>`,
     },
     {
       title: 'Browsers on other origins (CORS)',

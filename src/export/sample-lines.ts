@@ -9,9 +9,10 @@
 // the numbers by plainNumber, the uuid as lowercase hex.
 //
 // COPY data may be cut anywhere: a row cut by a chunk's end waits for the
-// rest. A NaN or infinite value throws (the export is cut off, as the
-// encoder's RangeError always made it).
+// rest. A NaN or infinite value is no value (src/core/values.ts): written as
+// a null is, with no label.
 import { plainNumber } from '../core/export-encoding.js';
+import { isValue } from '../core/values.js';
 import { UUID_TEXT_LENGTH } from '../core/uuid-text.js';
 import { SAMPLE_SELECT_FIELDS as FIELDS } from '../db/queries/export-copy.js';
 import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../db/binary-copy.js';
@@ -166,10 +167,14 @@ export class SampleLineWriter {
       at += 4;
     } else {
       const value = data.readDoubleBE(at + 4);
-      const from = o;
-      o = writeNumber(out, o, value);
-      // categoryLabel looks a value up as a property key: String(value) (plainNumber's text for an integer).
-      if (this.labels) label = this.labels.get(out.toString('latin1', from, o)) ?? this.nullCell;
+      if (isValue(value)) {
+        const from = o;
+        o = writeNumber(out, o, value);
+        // categoryLabel looks a value up as a property key: String(value) (plainNumber's text for an integer).
+        if (this.labels) label = this.labels.get(out.toString('latin1', from, o)) ?? this.nullCell;
+      } else {
+        o += this.nullCell.copy(out, o);
+      }
       at += 12;
     }
     o += this.afterValue.copy(out, o);

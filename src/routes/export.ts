@@ -3,7 +3,7 @@
 // (plan.ts, all before the first byte), the slot it holds and the limits that
 // bound it (run.ts), the rows per dataset (datasets.ts). This route describes
 // it and hands the plan to the runner.
-import { EXPORT_COLUMNS } from '../core/export-encoding.js';
+import { EXPORT_COLUMNS, EXPORT_FAILS_FIRST, EXPORT_NULLS, SPREADSHEET_WARNING } from '../core/export-encoding.js';
 import { errors } from '../errors.js';
 import { EXPORT_DATASETS, EXPORT_FORMATS, ExportParams, planExport } from '../export/plan.js';
 import { EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, exportCapDays, MAX_LOCAL_DAYS, RANGE_CAP_DAYS, spokenDuration } from '../limits.js';
@@ -27,14 +27,14 @@ export const exportRoute = defineRoute({
     'samples as /v1/samples (raw, not deduplicated, by start then uuid), workouts as /v1/workouts (newest first, by start), sleep as /v1/sleep/daily, activity as /v1/activity/summary, state_of_mind as /v1/state-of-mind; ' +
     "routes holds one row per recorded GPS point of every workout with a route (as /v1/workouts/{uuid}/route, at full resolution: points without a time or position left out; time in epoch ms, latitude and longitude in degrees, altitude in metres or null), workouts newest first and each one's points by time; activityType filters workouts and routes. " +
     "daily_metrics, sleep, activity and state_of_mind cover every local day the range touches; samples filter on each sample's start, workouts and routes on each workout's start. The whole range comes back, no paging. " +
-    'A null is an empty CSV cell and an explicit null in JSONL (never a zero or a missing key); a list (availableMetrics, labels, associations) is comma-joined in one quoted CSV cell and stays a JSON array in JSONL. ' +
+    `${EXPORT_NULLS}; a list (availableMetrics, labels, associations) is comma-joined in one quoted CSV cell and stays a JSON array in JSONL. ` +
     'Instants are epoch ms, days YYYY-MM-DD, UUIDs lowercase, numbers never use an exponent. ' +
-    'source is the only free-text column: a cell starting with =, +, - or @ is a formula to a spreadsheet program, so open untrusted exports as text. ' +
+    `${SPREADSHEET_WARNING} ` +
     `Range caps: end - start at most ${exportCapDays('samples')} × 24 h for samples and ${RANGE_CAP_DAYS.perDay} × 24 h (and ${MAX_LOCAL_DAYS} local days) for the others. ` +
     'Every 400 (missing or invalid format or dataset, a missing types for daily_metrics or type for samples, an unknown type, a range over its cap) comes before any byte of the file. ' +
     `At most ${EXPORT_SLOTS} exports run at once across every server process sharing the database; another gets 503 with Retry-After: ${EXPORT_RETRY_AFTER_S}. ` +
     `The ${spokenDuration(limits.queryTimeoutMs)} query limit does not apply; instead an export may run ${spokenDuration(limits.exportTimeLimitMs)}, a client that reads nothing for ${spokenDuration(limits.exportIdleLimitMs)} is dropped, and on shutdown running exports get ${spokenDuration(limits.shutdownGraceMs)}. ` +
-    'Any failure after the first byte (database error, a limit, shutdown) aborts the connection instead of ending the file, so a cut-off file always shows as a failed download.',
+    `Any failure after the first byte (database error, a limit, shutdown) aborts the connection instead of ending the file, so a cut-off file always shows as a failed download. ${EXPORT_FAILS_FIRST}`,
   params: ExportParams,
   example: { query: { format: 'csv', dataset: 'routes', start: String(EXAMPLE.start), end: String(EXAMPLE.end) } },
   responses: [

@@ -4,7 +4,7 @@
 // cloned); small ones inline, where a pool round trip would cost more.
 import { Type } from '@sinclair/typebox';
 import type { WorkerPool } from '../worker-pool.js';
-import { downsampleStream, type Stream } from '../core/downsample.js';
+import { downsampleStream, pointsWithValues, type Stream } from '../core/downsample.js';
 import { unitOf } from '../core/registry.js';
 import { findWorkoutBounds, workoutStreams, type StreamRow } from '../db/queries/workouts.js';
 import { errors } from '../errors.js';
@@ -73,9 +73,10 @@ export const workoutSeriesRoute = defineRoute({
       const order = new Map(types.map((identifier, i) => [identifier, i]));
       rows.sort((a, b) => order.get(a.identifier)! - order.get(b.identifier)!);
     }
+    const streams = rows.map(toStream);
     // Counted before downsampling: arrays sent to the pool are moved, not copied.
-    const totals = rows.map((row) => row.times.length);
-    const reduced = await downsampleAll(services.workers, rows.map(toStream), maxPoints);
+    const totals = streams.map((stream) => stream.times.length);
+    const reduced = await downsampleAll(services.workers, streams, maxPoints);
     const series: SeriesStreamT[] = rows.map((row, i) => ({
       type: row.identifier,
       unit: unitOf(row.identifier),
@@ -87,7 +88,7 @@ export const workoutSeriesRoute = defineRoute({
 });
 
 function toStream(row: StreamRow): Stream {
-  return { times: row.times, values: row.values };
+  return pointsWithValues({ times: row.times, values: row.values });
 }
 
 async function downsampleAll(workers: WorkerPool, streams: Stream[], maxPoints: number): Promise<Stream[]> {

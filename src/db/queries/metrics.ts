@@ -4,6 +4,7 @@
 // so the work is bounded by the types asked for and the page, not the table.
 import type { DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
+import { valueOrNullSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
@@ -54,8 +55,11 @@ export interface DailyValueRow {
  * $1 user id, $2 identifiers, $3 cumulative flags (null: the sum, else the mean), $4 first day, $5 last day,
  * $6 limit (null: every row), $7 offset.
  */
-/** A requested type's value of bucket `a`: null cumulative flag, the sum else the mean; true, the sum; false, the mean. */
-const BUCKET_VALUE = 'CASE WHEN requested.cumulative IS NULL THEN coalesce(a.sum, a.avg) WHEN requested.cumulative THEN a.sum ELSE a.avg END';
+/**
+ * A requested type's value of bucket `a`: null cumulative flag, the sum else the mean; true, the sum; false, the mean.
+ * NULL when that is no value (NaN, ±Infinity: src/core/values.ts), so the day is left out as a NULL's is.
+ */
+const BUCKET_VALUE = valueOrNullSql('CASE WHEN requested.cumulative IS NULL THEN coalesce(a.sum, a.avg) WHEN requested.cumulative THEN a.sum ELSE a.avg END');
 /** The requested types, in request order. */
 const REQUESTED = 'unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)';
 /** The buckets of the requested type in the page's days. */
