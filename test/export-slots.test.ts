@@ -70,12 +70,31 @@ describe('streaming and slots', () => {
     for (let i = 0; i < 5; i++) assert.equal((await fetchRaw(small)).status, 200);
     assert.equal(await advisoryLocks(), 0);
 
-    // An error after the first byte (a NaN value cannot be exported) aborts the file and frees the slot.
+    // A NaN value is no value (src/core/values.ts): an empty cell, the file ends cleanly.
+    const temperatures = await fetchRaw(`format=csv&dataset=samples&type=${TEMP}&start=${at('2026-01-10T10:00Z')}&end=${at('2026-01-10T11:00Z')}`);
+    assert.equal(temperatures.complete, true);
+    assert.deepEqual(temperatures.body.toString().split('\r\n').slice(1, -1).map((line) => line.split(',')[5]), ['36.6', '']);
+
+    // An error after the first byte (the export's session ended while its rows wait on a lock) aborts the file and frees the slot.
     for (let i = 0; i < 3; i++) {
-      const failed = await rawExport(`format=csv&dataset=samples&type=${TEMP}&start=${at('2026-01-10T10:00Z')}&end=${at('2026-01-10T11:00Z')}`).finished;
-      assert.equal(failed.status, 200);
-      assert.equal(failed.clean, false, 'no clean end of file');
-      assert.equal(failed.body, '2d\r\ntype,unit,uuid,start,end,value,label,source\r\n');
+      const locker = new pg.Client({ connectionString: fixture.db.url });
+      const watcher = new pg.Client({ connectionString: fixture.db.url });
+      await Promise.all([locker.connect(), watcher.connect()]);
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE samples IN ACCESS EXCLUSIVE MODE');
+        const failing = rawExport(small);
+        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'healthd-export' AND wait_event_type = 'Lock'`;
+        await waitFor('the export waiting on its rows', async () => (await watcher.query(waiting)).rows.length === 1);
+        await watcher.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) w`);
+        const failed = await failing.finished;
+        assert.equal(failed.status, 200);
+        assert.equal(failed.clean, false, 'no clean end of file');
+        assert.equal(failed.body, '2d\r\ntype,unit,uuid,start,end,value,label,source\r\n');
+      } finally {
+        await locker.query('ROLLBACK').catch(() => undefined);
+        await Promise.all([locker.end(), watcher.end()]);
+      }
     }
     await waitFor('slots back after errors', async () => (await advisoryLocks()) === 0);
     const both = await Promise.all([fetchRaw(small), fetchRaw(small)]);

@@ -281,6 +281,54 @@ describe('PostgreSQL dies in the middle of an export', () => {
   });
 });
 
+describe('an export fails before its first row', () => {
+  let server: TestServer;
+  before(async () => {
+    if (!cluster) await startCluster();
+    server = await startServer({ databaseUrl: url });
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test('CSV is cut off after its header row; JSONL, with nothing sent yet, answers a 500; the slots are free again', async () => {
+    const jsonlExport = BULK_EXPORT.replace('format=csv', 'format=jsonl');
+    // The samples held by a lock, so both exports wait on their first row; then their sessions are ended.
+    // The watcher is another session: inside the locker's transaction pg_stat_activity would stay as first read.
+    const locker = new pg.Client({ connectionString: url });
+    const watcher = new pg.Client({ connectionString: url });
+    await Promise.all([locker.connect(), watcher.connect()]);
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE samples IN ACCESS EXCLUSIVE MODE');
+      let csvHead = false;
+      const csv = rawRequest(server.port, getRequest(BULK_EXPORT, bearer(TEST_TOKEN)), { timeoutMs: 15_000, onHead: () => (csvHead = true) });
+      const jsonl = rawRequest(server.port, getRequest(jsonlExport, bearer(TEST_TOKEN)), { timeoutMs: 15_000 });
+      const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'healthd-export' AND wait_event_type = 'Lock'`;
+      await waitFor('both exports waiting on their first row', async () => ((await watcher.query(waiting, [DATABASE])).rows.length === 2 ? true : undefined), 10_000);
+      await waitFor('the CSV head and header row out before the first row is read', async () => csvHead || undefined, 5_000);
+      await watcher.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) w`, [DATABASE]);
+      const [cut, refused] = await Promise.all([csv, jsonl]);
+      assert.equal(cut?.status, 200);
+      assert.equal(cut?.complete, false, 'the CSV never reaches its last chunk');
+      // uWS sends a chunk's closing CRLF with the next chunk, so the header row's chunk never completes here.
+      assert.ok(['', 'type,unit,uuid,start,end,value,label,source\r\n'].includes(cut!.body.toString()), 'nothing but the header row');
+      assert.equal(refused?.status, 500, 'a JSONL file with nothing sent is answered with the error, never a 200 that reads as an empty file');
+      assert.equal(refused?.complete, true);
+      assert.deepEqual(JSON.parse(refused!.body.toString()), { error: 'internal error' });
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([locker.end(), watcher.end()]);
+    }
+    await waitFor('slots released', async () => ((await sessionCounts(adminUrl, DATABASE)).exportSlots === 0 ? true : undefined));
+    const whole = await rawRequest(server.port, getRequest(jsonlExport, bearer(TEST_TOKEN)), { timeoutMs: 60_000 });
+    assert.equal(whole?.status, 200);
+    assert.equal(whole?.complete, true);
+    assert.equal(whole!.body.toString().split('\n').length - 1, BULK_SAMPLES + 7 * 144, 'every row');
+    assert.match(server.output(), /"level":"error"/, 'the cause went to the log');
+  });
+});
+
 describe('a worker throws', () => {
   let server: TestServer;
   before(async () => {

@@ -138,18 +138,20 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
   }
 
   async function runStream(res: HttpResponse, state: ResponseState, reply: StreamReply, fixed: HeaderLines, requestId: string, route: string, gone: ClientGone): Promise<void> {
-    const sink = new UwsStreamSink(res, state);
+    const sink = new UwsStreamSink(res, state, () => writeHead(res, 200, { fixed, requestId, own: reply.headers, contentType: reply.contentType }));
     gone.sink = sink;
     try {
       if (state.aborted) return;
-      res.cork(() => {
-        writeHead(res, 200, { fixed, requestId, own: reply.headers, contentType: reply.contentType });
-      });
       await reply.write(sink);
       sink.end();
     } catch (error) {
-      if (!sink.closed) log.error('stream failed after it started', { requestId, route, ...describeError(error) });
-      sink.abort();
+      if (!sink.closed && !sink.started) {
+        // Nothing sent yet (a JSONL file fails before its first line): the answer is the error itself.
+        errorReply(res, state, toApiError(error, requestId, route), fixed, requestId);
+      } else {
+        if (!sink.closed) log.error('stream failed after it started', { requestId, route, ...describeError(error) });
+        sink.abort();
+      }
     } finally {
       try {
         await reply.cleanup?.();

@@ -4,6 +4,13 @@
 // so a cut-off download always shows as failed. Nothing touches `res` after
 // it is gone.
 //
+// The response head is written with the first chunk (or the end). uWS ends a
+// chunked head only with a chunk: a head written before, then cut off, reads
+// to clients as an empty file that ended cleanly. The CSV header row is the
+// first chunk, written before the first row is read, so its head goes out
+// then; a JSONL file's head goes out with its first line, and a file that
+// fails before it is answered with the error (src/http/server.ts).
+//
 // uWS itself closes a backpressured response after about 10 s without
 // progress; how long a client may stall is the export's decision (its idle
 // limit, src/export/run.ts), so while waiting we re-arm uWS's timer every few
@@ -30,10 +37,25 @@ export class UwsStreamSink implements StreamSink {
   private readonly controller = new AbortController();
   private waiting: { resolve: () => void; reject: (error: Error) => void; keepAlive: NodeJS.Timeout } | null = null;
 
+  private headWritten = false;
+
   constructor(
     private readonly res: HttpResponse,
     private readonly state: ResponseState,
+    /** Writes the response head (called inside a cork, once, before the first chunk or the end). */
+    private readonly writeHead: () => void,
   ) {}
+
+  /** Whether the head has been written: from then on a failure can only cut the body off. */
+  get started(): boolean {
+    return this.headWritten;
+  }
+
+  private head(): void {
+    if (this.headWritten) return;
+    this.headWritten = true;
+    this.writeHead();
+  }
 
   get closed(): boolean {
     return this.state.aborted || this.state.done;
@@ -62,6 +84,7 @@ export class UwsStreamSink implements StreamSink {
     if (this.closed) return Promise.reject(new StreamClosedError('already closed'));
     let ok = true;
     this.res.cork(() => {
+      this.head();
       ok = this.res.write(chunk);
     });
     if (ok) return Promise.resolve();
@@ -88,6 +111,7 @@ export class UwsStreamSink implements StreamSink {
     if (this.closed) return;
     this.state.done = true;
     this.res.cork(() => {
+      this.head();
       this.res.end();
     });
   }
