@@ -69,7 +69,8 @@ describe('America/New_York', () => {
   const e2 = entry(2, '2026-03-08', mar8, { labels: null as unknown as string[], associations: null as unknown as string[] });
   const e3 = entry(3, '2026-03-08', mar8 + 12 * 3_600_000, { kind: 'dailyMood', valence: null, valenceClassification: null });
   const e4 = entry(4, '2026-03-08', mar8 + 12 * 3_600_000, { valence: -0.8, valenceClassification: 'veryUnpleasant' }); // same instant as e3
-  const e5 = entry(5, '2026-03-08', mar9 - 1); //                 23:59:59.999 EDT on the 8th
+  // 23:59:59.999 EDT on the 8th; its lists hold NULL elements, left out of the answer's arrays of strings.
+  const e5 = entry(5, '2026-03-08', mar9 - 1, { labels: ['calm', null, 'tired'] as string[], associations: [null] as unknown as string[] });
   const e6 = entry(6, '2026-03-09', mar9); //                     00:00 EDT on the 9th
   const e7 = entry(7, '2026-11-01', nov1); //                     00:00 EDT on the 1st
   const e8 = entry(8, '2026-11-01', nov1 + 24 * 3_600_000 + 30 * MIN); // 23:30 EST, still the 1st
@@ -91,19 +92,20 @@ describe('America/New_York', () => {
   const mind = (query: string) => server.getJson(`/v1/state-of-mind?${query}`);
   // e2 was stored with NULL lists; the answer carries [].
   const e2Out = { ...e2, labels: [], associations: [] };
+  const e5Out = { ...e5, labels: ['calm', 'tired'], associations: [] };
 
   test('one minute of the 23-hour 8 March returns the whole day, oldest first, ties by uuid', async () => {
     // 12:00–12:01Z is 08:00–08:01 EDT on the 8th.
     const { status, body, headers } = await mind(`start=${Date.UTC(2026, 2, 8, 12)}&end=${Date.UTC(2026, 2, 8, 12, 1)}`);
     assert.equal(status, 200);
     assert.equal(headers.get('cache-control'), 'no-store');
-    assert.deepEqual(body, { entries: [e2Out, e3, e4, e5] });
+    assert.deepEqual(body, { entries: [e2Out, e3, e4, e5Out] });
   });
 
   test('grazing one minute on each side of a midnight returns both whole days', async () => {
     // 23:59 EDT on the 8th → 00:01 EDT on the 9th: all of the 8th and the 9th (e2–e6), not e1 (the 7th).
     const { body } = await mind(`start=${mar9 - MIN}&end=${mar9 + MIN}`);
-    assert.deepEqual(body.entries, [e2Out, e3, e4, e5, e6]);
+    assert.deepEqual(body.entries, [e2Out, e3, e4, e5Out, e6]);
   });
 
   test('the 25-hour 1 November: 00:00 EDT to 00:00 EST is one day; 23:30 EST belongs to it', async () => {
@@ -121,6 +123,15 @@ describe('America/New_York', () => {
     assert.deepEqual(other.body, { entries: [theirs] });
   });
 
+  test('the export writes the lists as the route answers them, NULL elements left out', async () => {
+    const range = `dataset=state_of_mind&start=${mar9 - MIN}&end=${mar9 - 1}`;
+    const jsonl = await (await server.get(`/v1/export?format=jsonl&${range}`)).text();
+    const fifth = jsonl.trimEnd().split('\n').map((line) => JSON.parse(line)).find((row) => row.uuid === e5.uuid);
+    assert.deepEqual([fifth.labels, fifth.associations], [['calm', 'tired'], []]);
+    const csv = await (await server.get(`/v1/export?format=csv&${range}`)).text();
+    assert.ok(csv.includes(`${e5.uuid},2026-03-08,${e5.timestamp},momentaryEmotion,0.5,slightlyPleasant,"calm,tired",""\r\n`), csv);
+  });
+
   test('no entries is an empty array', async () => {
     const { status, body } = await mind(`start=${Date.UTC(2026, 5, 1)}&end=${Date.UTC(2026, 5, 2)}`);
     assert.equal(status, 200);
@@ -132,7 +143,7 @@ describe('America/New_York', () => {
     const jan1 = Date.UTC(2026, 0, 1, 5);
     const ok = await mind(`start=${jan1}&end=${jan1 + 366 * DAY}`);
     assert.equal(ok.status, 200);
-    assert.deepEqual(ok.body.entries, [e1, e2Out, e3, e4, e5, e6, e7, e8, e9]);
+    assert.deepEqual(ok.body.entries, [e1, e2Out, e3, e4, e5Out, e6, e7, e8, e9]);
     const longer = await mind(`start=${jan1}&end=${jan1 + 366 * DAY + 1}`);
     assert.equal(longer.status, 400);
     assert.equal(longer.body.error, 'range must not exceed 366 days (start and end are epoch milliseconds)');

@@ -1,5 +1,6 @@
 // Mood entries logged in [fromMs, toMs), oldest first, by the index
-// state_of_mind (user_id, logged_at_ms, uuid). NULL lists read as []. The
+// state_of_mind (user_id, logged_at_ms, uuid). NULL lists read as [], and a
+// NULL element of a list is left out (the lists are of strings: LIST). The
 // route reads them as one row of columns with the lists as PostgreSQL's JSON
 // text (stateOfMindColumns: no text[] parsed, no row or object per entry);
 // the export as objects.
@@ -16,10 +17,13 @@ export interface StateOfMindRow {
   associations: string[];
 }
 
+/** A list column as the answer's array of strings: NULL as empty, NULL elements left out. */
+const LIST = (column: string) => `coalesce(array_remove(${column}, NULL), '{}')`;
+
 const STATE_OF_MIND = prepared(
   `SELECT uuid::text AS uuid, logged_at_ms AS timestamp, kind, valence,
           valence_classification AS "valenceClassification",
-          coalesce(labels, '{}') AS labels, coalesce(associations, '{}') AS associations
+          ${LIST('labels')} AS labels, ${LIST('associations')} AS associations
    FROM state_of_mind
    WHERE user_id = $1 AND logged_at_ms >= $2 AND logged_at_ms < $3
    ORDER BY logged_at_ms, uuid`,
@@ -59,8 +63,8 @@ const STATE_OF_MIND_COLUMNS = prepared(
           coalesce(string_agg(to_json(kind)::text, E'\\x01' ${IN_ORDER}), ''),
           coalesce(string_agg(
             coalesce(to_json(valence_classification)::text, 'null') ||
-            ',"labels":' || coalesce(array_to_json(labels)::text, '[]') ||
-            ',"associations":' || coalesce(array_to_json(associations)::text, '[]'),
+            ',"labels":' || array_to_json(${LIST('labels')})::text ||
+            ',"associations":' || array_to_json(${LIST('associations')})::text,
             E'\\x01' ${IN_ORDER}), '')
    FROM state_of_mind
    WHERE user_id = $1 AND logged_at_ms >= $2 AND logged_at_ms < $3`,
