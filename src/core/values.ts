@@ -14,5 +14,11 @@
 /** True for a number JSON can write: finite. */
 export const isValue = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
 
-/** SQL: float8 `expression` when it is a value, else NULL (NaN sorts above Infinity, so one comparison leaves out both). */
-export const valueOrNullSql = (expression: string): string => `CASE WHEN abs(${expression}) < 'Infinity'::float8 THEN ${expression} END`;
+/**
+ * SQL: true when float8 `expression` is a value (NULL NOT IN … is NULL too).
+ * Not as the range test abs(x) < 'Infinity', which holds the same: with it the
+ * summary's statement cost PostgreSQL ~40 % more in route pairs (3.35–3.55
+ * against 2.37–2.43 ms), probably through the planner, which takes a range
+ * test to keep a third of the rows and NOT IN nearly all.
+ */
+export const isValueSql = (expression: string): string => `${expression} NOT IN ('NaN', 'Infinity', '-Infinity')`;

@@ -4,7 +4,7 @@
 // so the work is bounded by the types asked for and the page, not the table.
 import type { DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
-import { valueOrNullSql } from '../../core/values.js';
+import { isValueSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
@@ -55,11 +55,8 @@ export interface DailyValueRow {
  * $1 user id, $2 identifiers, $3 cumulative flags (null: the sum, else the mean), $4 first day, $5 last day,
  * $6 limit (null: every row), $7 offset.
  */
-/**
- * A requested type's value of bucket `a`: null cumulative flag, the sum else the mean; true, the sum; false, the mean.
- * NULL when that is no value (NaN, ±Infinity: src/core/values.ts), so the day is left out as a NULL's is.
- */
-const BUCKET_VALUE = valueOrNullSql('CASE WHEN requested.cumulative IS NULL THEN coalesce(a.sum, a.avg) WHEN requested.cumulative THEN a.sum ELSE a.avg END');
+/** A requested type's value of bucket `a`: null cumulative flag, the sum else the mean; true, the sum; false, the mean. */
+const BUCKET_VALUE = 'CASE WHEN requested.cumulative IS NULL THEN coalesce(a.sum, a.avg) WHEN requested.cumulative THEN a.sum ELSE a.avg END';
 /** The requested types, in request order. */
 const REQUESTED = 'unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)';
 /** The buckets of the requested type in the page's days. */
@@ -75,7 +72,8 @@ const DAILY_METRICS_PAGE = `
   CROSS JOIN LATERAL (
     SELECT a.day, ${BUCKET_VALUE} AS value${REQUESTED_BUCKETS}
   ) bucket
-  WHERE bucket.value IS NOT NULL
+  -- Only days with a value: not NULL, NaN or ±Infinity (src/core/values.ts).
+  WHERE ${isValueSql('bucket.value')}
   ORDER BY requested.position, bucket.day
   LIMIT $6 OFFSET $7`;
 
@@ -145,7 +143,7 @@ const DAILY_FIRST_PAGE_COLUMNS_SQL = `
            ${float8ArraySql('array_agg(bucket.value ORDER BY bucket.day)')} AS "values"
     FROM (
       SELECT a.day, ${BUCKET_VALUE} AS value${REQUESTED_BUCKETS}
-        AND ${BUCKET_VALUE} IS NOT NULL
+        AND ${isValueSql(BUCKET_VALUE)}
       ORDER BY a.day
       LIMIT $6 + 1
     ) bucket
