@@ -191,6 +191,9 @@ async function summary(query: string) {
 
 const checkSummary = TypeCompiler.Compile(SummarySchema);
 
+/** The header fields of a 7-day summary of a user without a profile name (generatedAt aside). */
+const unnamedWeek = (userID: string) => ({ userID, name: null, range: '7d', days: 7, startDate: D(0), endDate: today, timeZone: ZONE });
+
 /** The markdown rounding, written out: half away from zero to one decimal; whole numbers without decimals. */
 const shown = (value: number) => String(Math.round(value * 10) / 10);
 
@@ -253,13 +256,7 @@ describe('JSON', () => {
     const { generatedAt, ...rest } = body;
     assert.equal(typeof generatedAt, 'number');
     assert.deepEqual(rest, {
-      userID: SOMEONE,
-      name: null,
-      range: '7d',
-      days: 7,
-      startDate: D(0),
-      endDate: today,
-      timeZone: ZONE,
+      ...unnamedWeek(SOMEONE),
       // The steps of D2 (77777) and the move ring of D1 (300, no energy aggregate).
       activity: {
         steps: { unit: 'count', days: 1, mean: 77777, min: 77777, max: 77777, total: 77777, source: 'daily_aggregates' },
@@ -286,13 +283,7 @@ describe('JSON', () => {
     assert.equal(typeof generatedAt, 'number');
     assert.ok(checkSummary.Check({ generatedAt, ...rest }));
     assert.deepEqual(rest, {
-      userID: ODD,
-      name: null,
-      range: '7d',
-      days: 7,
-      startDate: D(0),
-      endDate: today,
-      timeZone: ZONE,
+      ...unnamedWeek(ODD),
       activity: {
         steps: { unit: 'count', days: 2, mean: 2000, min: 1000, max: 3000, total: 4000, source: 'daily_aggregates' },
         exercise: { unit: 'min', days: 1, mean: 30, min: 30, max: 30, total: 30, source: 'activity_summaries' },
