@@ -37,7 +37,8 @@ export const SPREADSHEET_WARNING =
 export const EXPORT_NULLS = 'A null, and a number stored as NaN or ±Infinity (no value), is an empty CSV cell and an explicit null in JSONL (never a zero or a missing key)';
 
 /** A failure before a file's first byte (src/http/stream-sink.ts), for /docs and the OpenAPI description. */
-export const EXPORT_FAILS_FIRST = 'A JSONL file that fails before its first line has sent nothing: it is answered with the error (500) instead.';
+export const EXPORT_FAILS_FIRST =
+  'A JSONL file sends its response head with its first line, so one that fails before it has sent nothing: a database error is answered with a 500 instead, and a limit or shutdown closes the connection without an answer.';
 
 export type ExportDataset = 'daily_metrics' | 'samples' | 'workouts' | 'routes' | 'sleep' | 'activity' | 'state_of_mind';
 
