@@ -96,8 +96,8 @@ async function writeRows(plan: ExportPlan, { client, cancel }: Pick<ExportSlot, 
         const workout = await findWorkoutRoute(client, userId, uuid);
         if (!workout) continue;
         const { times, latitudes, longitudes, altitudes } = normalizeTrack(workout);
-        const altitude = (i: number) => (Number.isNaN(altitudes[i]) ? null : altitudes[i]);
-        await write(Array.from(times.keys()), (i) => [workout.uuid, workout.activityType, times[i], latitudes[i], longitudes[i], altitude(i)]);
+        // A point without an altitude holds NaN, which the encoder writes as a null (src/core/values.ts).
+        await write(Array.from(times.keys()), (i) => [workout.uuid, workout.activityType, times[i], latitudes[i], longitudes[i], altitudes[i]]);
       }
       return;
     }
