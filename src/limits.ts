@@ -50,12 +50,14 @@ export const SUMMARY = { markdownLinesUnder: 60, topActivityTypes: 3 } as const;
  * Cross-origin reads (SERVICE_CORS_ORIGINS): how long a browser may cache a
  * preflight's answer, the response headers a page may read besides the
  * safelisted ones, and the request headers it may send (the token, and a
- * Content-Type some clients add to every request).
+ * Content-Type some clients add to every request). The MCP port's POSTs also
+ * send Accept and the protocol's version header.
  */
 export const CORS = {
   preflightMaxAgeS: 600,
   exposedHeaders: 'Content-Disposition, Retry-After, WWW-Authenticate, X-Request-Id',
   allowedHeaders: 'Authorization, Content-Type',
+  mcpAllowedHeaders: 'Authorization, Content-Type, Accept, Mcp-Protocol-Version',
 } as const;
 
 /**

@@ -8,14 +8,14 @@
 // temporary folder, never into the repository.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { assertChromium, launchChromium } from './support/browser.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { startServer, type TestServer } from './support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -23,15 +23,11 @@ let browser: Browser;
 const shots = mkdtempSync(join(tmpdir(), 'healthd-docs-'));
 
 before(async () => {
-  // A browser test that cannot run must fail, never skip: .ci/run installs Chromium.
-  assert.ok(existsSync(CHROMIUM), `Chromium is missing at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
+  assertChromium();
   db = await createTestDatabase();
   await db.query(`INSERT INTO settings VALUES ('time_zone', 'UTC')`);
   server = await startServer({ databaseUrl: db.url });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   process.stdout.write(`# docs screenshots: ${shots}\n`);
 });
 

@@ -14,18 +14,21 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../src/config.js';
 import { BATCH_REFUSED, createMcpHttpServer } from '../src/mcp/http.js';
+import { ARGUMENTS_NOT_OBJECT } from '../src/mcp/call-screen.js';
 import { McpCore } from '../src/mcp/server.js';
 import { allRoutes } from '../src/routes/all.js';
 import { closeServices, createServices } from '../src/services.js';
 import { QUERY_TIMEOUT_MESSAGE } from '../src/errors.js';
-import { FAILED_AUTH, MCP } from '../src/limits.js';
+import { CORS, FAILED_AUTH, MCP } from '../src/limits.js';
+import { launchChromium } from './support/browser.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { sessionCounts, sleep, waitFor } from './support/faults.js';
 import { connectHttp, toolError, toolJson } from './support/mcp.js';
@@ -178,13 +181,18 @@ describe('stdio', () => {
     child.stdin.end(
       message({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sh', version: '0' } } }) +
         message({ method: 'notifications/initialized' }) +
-        message({ id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }),
+        message({ id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }) +
+        message({ id: 3, method: 'tools/call', params: { name: 'list_users', arguments: null } }) +
+        message({ id: 4, method: 'tools/call', params: { name: 'list_users', arguments: [] } }),
     );
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
-    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(lines.map((m) => [m.jsonrpc, m.id]), [['2.0', 1], ['2.0', 2]]);
+    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).sort((a, b) => a.id - b.id);
+    assert.deepEqual(lines.map((m) => [m.jsonrpc, m.id]), [['2.0', 1], ['2.0', 2], ['2.0', 3], ['2.0', 4]]);
     assert.deepEqual(JSON.parse(lines[1].result.content[0].text).metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
+    // arguments: null is no arguments; a list is a tool error, as over HTTP.
+    assert.equal(JSON.parse(lines[2].result.content[0].text).users.length, 1);
+    assert.deepEqual(lines[3].result, { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true });
   });
 });
 
@@ -228,6 +236,23 @@ describe('HTTP front', () => {
     const answer = await fetch(server.mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     assert.equal(answer.status, 403);
     assert.match((await answer.json()).error, /^a web page of this Origin may not call the MCP server/);
+  });
+
+  test('tools/call arguments: null counts as none; a list, a string or a number is a tool error naming the problem, never a JSON-RPC error', async () => {
+    const auth = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const callWith = async (args: unknown) => {
+      const answer = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_users', arguments: args } }) });
+      assert.equal(answer.status, 200);
+      const body = await answer.json();
+      assert.equal(body.error, undefined, JSON.stringify(body));
+      return body.result;
+    };
+    const none = await callWith(null);
+    assert.equal(none.isError, undefined);
+    assert.equal(JSON.parse(none.content[0].text).users.length, 1);
+    for (const args of [[1], 'all', 3]) {
+      assert.deepEqual(await callWith(args), { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true }, JSON.stringify(args));
+    }
   });
 
   test('a JSON-RPC batch is refused at once with -32600 (the SDK\'s JSON mode hangs on a request cancelled in its own batch)', async () => {
@@ -281,6 +306,89 @@ describe('HTTP front', () => {
     assert.equal(readApi.status, 429);
     const health = await fetch(server.mcpUrl.replace(/\/mcp$/, '/healthz'));
     assert.equal(health.status, 200);
+  });
+});
+
+describe('a web page of an origin in SERVICE_CORS_ORIGINS', () => {
+  let cors: TestServer;
+  /** Two real pages on loopback (Chromium lets only a loopback page call a loopback server): one of a listed origin, one not. */
+  const pages: HttpServer[] = [];
+  const origins: string[] = [];
+  before(async () => {
+    for (let i = 0; i < 2; i++) {
+      const page = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>dash</title>'));
+      await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+      pages.push(page);
+      origins.push(`http://127.0.0.1:${(page.address() as AddressInfo).port}`);
+    }
+    cors = await startServer({ databaseUrl: db.url, mcp: true, env: { SERVICE_CORS_ORIGINS: `https://dash.example.org,${origins[0]}` } });
+  });
+  after(async () => {
+    await cors.stop();
+    for (const page of pages) page.close();
+  });
+
+  const corsHeaders = (response: Response) =>
+    Object.fromEntries([...response.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+
+  test('its preflight of a POST is answered; its answers, errors included, carry Access-Control-Allow-Origin; other origins are refused as before', async () => {
+    const preflight = await fetch(cors.mcpUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://dash.example.org', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.deepEqual(corsHeaders(preflight), {
+      'access-control-allow-origin': 'https://dash.example.org',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': CORS.mcpAllowedHeaders,
+      'access-control-expose-headers': CORS.exposedHeaders,
+      'access-control-max-age': String(CORS.preflightMaxAgeS),
+      vary: 'Origin',
+    });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const listed = await fetch(cors.mcpUrl, { method: 'POST', headers: { ...json, origin: 'https://dash.example.org', authorization: `Bearer ${TEST_TOKEN}` }, body });
+    assert.equal(listed.status, 200);
+    assert.equal(listed.headers.get('access-control-allow-origin'), 'https://dash.example.org');
+    assert.equal((await listed.json()).result.tools.length, 15);
+    const unauthorized = await fetch(cors.mcpUrl, { method: 'POST', headers: { ...json, origin: 'https://dash.example.org' }, body });
+    assert.deepEqual([unauthorized.status, unauthorized.headers.get('access-control-allow-origin')], [401, 'https://dash.example.org']);
+    await unauthorized.body?.cancel();
+    const stranger = await fetch(cors.mcpUrl, { method: 'POST', headers: { ...json, origin: 'https://evil.example', authorization: `Bearer ${TEST_TOKEN}` }, body });
+    assert.deepEqual([stranger.status, corsHeaders(stranger)], [403, {}]);
+    await stranger.body?.cancel();
+    const strangersPreflight = await fetch(cors.mcpUrl, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    assert.deepEqual([strangersPreflight.status, corsHeaders(strangersPreflight)], [405, {}]);
+    await strangersPreflight.body?.cancel();
+  });
+
+  test('a real browser on that origin calls a tool; on another origin it is blocked', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const callTool = (origin: string) =>
+        page.goto(`${origin}/`).then(() =>
+          page.evaluate(
+            async ({ url, token }) => {
+              try {
+                const answer = await fetch(url, {
+                  method: 'POST',
+                  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-06-18' },
+                  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_users', arguments: {} } }),
+                });
+                return `${answer.status} ${JSON.parse((await answer.json()).result.content[0].text).users.length} users`;
+              } catch (error) {
+                return String(error);
+              }
+            },
+            { url: cors.mcpUrl, token: TEST_TOKEN },
+          ),
+        );
+      assert.equal(await callTool(origins[0]), '200 1 users');
+      assert.match(await callTool(origins[1]), /TypeError: Failed to fetch/);
+    } finally {
+      await browser.close();
+    }
   });
 });
 

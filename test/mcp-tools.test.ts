@@ -539,7 +539,9 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['negative offset', 'get_samples', { type: HR, start_date: '2026-03-01', end_date: '2026-03-02', offset: -1 }, /0 or more.*offset/],
     ['summary range', 'get_summary', { range: '8d' }, /range/],
     ['missing input', 'get_sleep', { start_date: '2026-03-01' }, /end_date/],
-    ['wrong input type', 'get_daily_metrics', { ...day, types: STEPS }, /types/],
+    // Only the type is named: zod would also measure a string's characters against the list's cap, or a list against a name's.
+    ['one type as a string, not a list', 'get_daily_metrics', { ...day, types: STEPS }, /: Invalid input: expected array, received string at types$/],
+    ['a list for a name', 'list_workouts', { activity_type: Array(201).fill('running') }, /: Invalid input: expected string, received array at activity_type$/],
     ['before 1970', 'get_activity_rings', { start_date: '1969-12-01', end_date: '1970-01-05' }, /between 1970/],
     // An argument a tool does not take is named, never dropped (dropped, these would answer unfiltered, or for the default user).
     ['the API\'s field name for a filter', 'list_workouts', { activityType: 'running' }, /activityType/],

@@ -9,18 +9,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DateTime } from 'luxon';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { EXPORT_COLUMNS } from '../src/core/export-encoding.js';
 import { demoUserId, generateDemo } from '../src/demo/generate.js';
+import { assertChromium, launchChromium } from './support/browser.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { startServer, type TestServer } from './support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ZONE = 'America/New_York';
 const SEED = 16;
 const USERS = [demoUserId(SEED, 0), demoUserId(SEED, 1)];
@@ -34,8 +34,7 @@ let browser: Browser;
 const shots = mkdtempSync(join(tmpdir(), 'healthd-viewer-'));
 
 before(async () => {
-  // A browser test that cannot run must fail, never skip: .ci/run installs Chromium.
-  assert.ok(existsSync(CHROMIUM), `Chromium is missing at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
+  assertChromium();
   db = await createTestDatabase();
   await generateDemo(db.url, { users: 2, days: 35, seed: SEED, timeZone: ZONE });
   // The demo naps on one day in twelve, by calendar date: make sure the last
@@ -49,11 +48,7 @@ before(async () => {
     [USERS[0], napStart],
   );
   server = await startServer({ databaseUrl: db.url, env: { SERVICE_USER_ID: USERS[0], SERVICE_MULTI_USER: 'true', SERVICE_TIME_ZONE: ZONE } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // Playwright gives each launch a fresh profile directory of its own.
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   process.stdout.write(`# viewer screenshots: ${shots}\n`);
 });
 

@@ -16,7 +16,10 @@
 // 401 with WWW-Authenticate: Bearer; a body is read only once the token is
 // good (413 past MCP.bodyBytes). The authenticator (constant-time, auth.ts)
 // and the failed-auth throttle are the read API's. GET /healthz answers
-// without a token, as on the read API.
+// without a token, as on the read API. A browser page (it sends Origin) of an
+// origin not in SERVICE_CORS_ORIGINS is refused (403); a listed origin's
+// preflight of a POST is answered and every answer to it carries
+// Access-Control-Allow-Origin.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -26,7 +29,8 @@ import { canonicalAddress, clientAddress, staticReadToken, type ReadAuthenticato
 import { FailedAuthThrottle } from '../http/throttle.js';
 import { describeError, log } from '../log.js';
 import type { Reader, RequestContext } from '../routes/route.js';
-import { MCP } from '../limits.js';
+import { CORS, MCP } from '../limits.js';
+import { screenToolCall } from './call-screen.js';
 import { createMcpServer, type McpCore } from './server.js';
 
 export const MCP_PATH = '/mcp';
@@ -63,6 +67,18 @@ const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-
 
 function sendError(res: ServerResponse, error: ApiError): void {
   res.writeHead(error.status, { ...JSON_HEADERS, ...error.headers }).end(JSON.stringify({ error: error.message }));
+}
+
+/** The 204 to a listed origin's preflight of a POST (its Access-Control-Allow-Origin is set already). */
+function sendPreflight(res: ServerResponse): void {
+  res
+    .writeHead(204, {
+      'Cache-Control': 'no-store',
+      'Access-Control-Allow-Methods': 'POST',
+      'Access-Control-Allow-Headers': CORS.mcpAllowedHeaders,
+      'Access-Control-Max-Age': String(CORS.preflightMaxAgeS),
+    })
+    .end();
 }
 
 /** The body, or null past MCP.bodyBytes (declared or sent). */
@@ -168,6 +184,11 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       res.writeHead(400, JSON_HEADERS).end(JSON.stringify({ jsonrpc: '2.0', error: { code: INVALID_REQUEST, message: BATCH_REFUSED }, id: null }));
       return;
     }
+    const screened = screenToolCall(parsedBody);
+    if (screened !== null) {
+      res.writeHead(200, JSON_HEADERS).end(JSON.stringify(screened));
+      return;
+    }
     const entry = serverFor(reader);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     let answered = false;
@@ -192,11 +213,19 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       return serveHealth(res);
     }
     if (path !== MCP_PATH) return sendError(res, errors.notFound());
+    const origin = req.headers.origin;
+    const allowedOrigin = origin !== undefined && config.corsOrigins.includes(origin);
+    if (allowedOrigin) {
+      // A page of a listed origin reads every answer, errors included, as on the read API.
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', CORS.exposedHeaders);
+      res.setHeader('Vary', 'Origin');
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] === 'POST') return sendPreflight(res);
+    }
     // Stateless Streamable HTTP: no session to resume (GET) or end (DELETE).
     if (req.method !== 'POST') return sendError(res, errors.mcpPostOnly(MCP_PATH));
     // The transport's rule against DNS rebinding: a browser page (it sends Origin) of an origin not allowed is refused.
-    const origin = req.headers.origin;
-    if (origin !== undefined && !config.corsOrigins.includes(origin)) return sendError(res, errors.originRefused());
+    if (origin !== undefined && !allowedOrigin) return sendError(res, errors.originRefused());
     const reader = admit(req, res);
     if (reader === null) return;
     await serveMcp(req, res, reader);

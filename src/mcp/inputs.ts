@@ -12,11 +12,20 @@ export const UserInput = z
   .optional()
   .describe('The user to read (userID from list_users). Leave out for the default user; naming another needs multi-user reads on.');
 
+/**
+ * zod runs a length check on any input that has a `length`: a string given for
+ * a list of types would also hear "at most 10 types" (its characters counted),
+ * a list given for a name "at most 200 characters". Each length check here
+ * runs only on the type it measures.
+ */
+export const ON_ARRAY = { when: (payload: { value: unknown }) => Array.isArray(payload.value) };
+export const ON_STRING = { when: (payload: { value: unknown }) => typeof payload.value === 'string' };
+
 export const TypesInput = (what: string) =>
   z
-    .array(z.string().min(1, 'must not be empty'))
-    .min(1, 'must name at least one type')
-    .max(MCP.typesPerCall, `must name at most ${MCP.typesPerCall} types`)
+    .array(z.string().min(1, { message: 'must not be empty', ...ON_STRING }))
+    .min(1, { message: 'must name at least one type', ...ON_ARRAY })
+    .max(MCP.typesPerCall, { message: `must name at most ${MCP.typesPerCall} types`, ...ON_ARRAY })
     .describe(`${what} (1–${MCP.typesPerCall} HealthKit identifiers such as HKQuantityTypeIdentifierStepCount; list_available_types shows what is stored).`);
 
 export const WorkoutUuid = z.string().refine(isUuid, 'must be a workout uuid as list_workouts gives it').describe('The workout (uuid from list_workouts).');

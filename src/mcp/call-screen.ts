@@ -1,0 +1,24 @@
+// A tools/call whose `arguments` is not an object. The SDK checks a request's
+// shape before any tool sees it and answers such a call with JSON-RPC's
+// internal error and zod's raw issues, where a bad input should be a tool
+// error naming the problem (README). Screened here, on both transports:
+// `null` counts as no arguments (taken out of the message), and any other
+// non-object (a list, a string, a number) is answered with that tool error.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export const ARGUMENTS_NOT_OBJECT = "arguments must be a JSON object of the tool's inputs by name, or left out";
+
+/** The tool error answering `message`, or null to hand it on (with `arguments: null` taken out). */
+export function screenToolCall(message: unknown): JSONRPCMessage | null {
+  if (typeof message !== 'object' || message === null) return null;
+  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+  if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return null;
+  if (typeof params !== 'object' || params === null || !('arguments' in params)) return null;
+  const call = params as { arguments?: unknown };
+  if (call.arguments === null) {
+    delete call.arguments;
+    return null;
+  }
+  if (typeof call.arguments === 'object' && !Array.isArray(call.arguments)) return null;
+  return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true } };
+}
