@@ -185,6 +185,13 @@ export const INGEST = {
   intervalValueMax: 2_147_483_647,
   /** Route points, and series points, in one batch. */
   pointsPerBatch: 100_000,
+  /**
+   * Type identifiers stored (sample_types), past which the receiver registers
+   * no identifier its registry does not know: their lines are dropped, the
+   * batch still answered 200 (FACTS §7). Type ids are smallints; HealthKit
+   * has a few hundred types.
+   */
+  typesHeldMax: 4_096,
   /** `GET /v1/uuids` range, in 24-hour days. */
   uuidsRangeDays: 35,
   /** Database time a batch may take (the reference bounds its work at 5 minutes). */

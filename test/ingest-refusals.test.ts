@@ -243,6 +243,11 @@ describe('bodies', () => {
     await refused(batch({ samples: [] }, { sampleCount: 100_000, deletionCount: 100_000, routeCount: 1 }), 413, /at most 200000/);
     const longLine = JSON.stringify({ ...ONE, metadata: { note: 'x'.repeat(4 * 1024 * 1024) } });
     await refused(batch({}, { sampleCount: 1 }) + longLine + '\n', 413, /^line 2 exceeds 4 MiB$/);
+    // Points past a line's limit are a limit too (README: 413 past them), as the batch's are.
+    const points = (n: number) => Array.from({ length: n }, (_, i) => ({ t: T + i * 1000, lat: 1, lon: 2, value: 3 }));
+    const over = INGEST.pointsPerLine + 1;
+    await refused(batch({ routes: [{ workoutUUID: ONE.uuid, points: points(over) }] }), 413, `{"error":"line 2: route.points holds more than ${INGEST.pointsPerLine} points"}`);
+    await refused(batch({ series: [{ workoutUUID: ONE.uuid, type: 'HKQuantityTypeIdentifierHeartRate', unit: 'count/min', points: points(over) }] }), 413, `{"error":"line 2: series.points holds more than ${INGEST.pointsPerLine} points"}`);
   });
 
   test('a body over 128 MiB once inflated is 413, found while inflating', async () => {

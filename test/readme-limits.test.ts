@@ -20,6 +20,7 @@ test("README's receiver limits are the ones src/limits.ts enforces", () => {
     `at most ${INGEST.nameChars} characters`,
     `\`intervalValue\` is at most ${n(INGEST.intervalValueMax)}`,
     `uuids in \`[from, to)\` (at most ${INGEST.uuidsRangeDays} days)`,
+    `while the store holds fewer than ${n(INGEST.typesHeldMax)} types`,
   ];
   for (const words of stated) assert.ok(readme.includes(words), `README should say "${words}"`);
 });

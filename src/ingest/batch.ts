@@ -139,6 +139,10 @@ export function checkPayload(kind: LineKind, value: unknown, lineNumber: number)
     return value;
   }
   const payload = (value as Record<string, unknown>)[kind];
+  const points = (kind === 'route' || kind === 'series') && payload !== null && typeof payload === 'object' ? (payload as { points?: unknown }).points : undefined;
+  if (Array.isArray(points) && points.length > INGEST.pointsPerLine) {
+    throw ingestErrors.tooManyLines(`line ${lineNumber}: ${kind}.points holds more than ${INGEST.pointsPerLine} points`);
+  }
   const problem = refusal(WRAPPED_CHECKS[kind], payload, kind);
   if (problem) throw ingestErrors.badLine(lineNumber, problem);
   return payload;
@@ -188,6 +192,8 @@ class BatchWriter {
   private seriesPoints = 0;
   private profile: ProfileSnapshot | null = null;
   private readonly sampleTypes = new Set<number>();
+  /** Lines of a type the store has no room for (NameIds), dropped. */
+  dropped = 0;
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -210,11 +216,17 @@ class BatchWriter {
     return this.sampleWith(line, typeId, sourceId);
   }
 
-  private sampleWith(line: SampleLine, typeId: number, sourceId: number | null): Promise<void> | undefined {
+  private sampleWith(line: SampleLine, typeId: number | null, sourceId: number | null): Promise<void> | undefined {
+    if (typeId === null) return this.drop();
     this.sampleTypes.add(typeId);
     if (line.kind === 'stateOfMind') return this.staging.add('moods', moodCells(line));
     if (line.kind === 'workout') return this.staging.add('workouts', workoutCells(line, sourceId));
     return this.samples.add(line.uuid, typeId, sourceId, sampleRowValues(line));
+  }
+
+  private drop(): undefined {
+    this.dropped++;
+    return undefined;
   }
 
   deletion(line: DeletionLine): Promise<void> | undefined {
@@ -232,6 +244,7 @@ class BatchWriter {
     this.seriesPoints += line.points.length;
     if (this.seriesPoints > INGEST.pointsPerBatch) throw ingestErrors.tooManyLines(`line ${number}: more than ${INGEST.pointsPerBatch} series points in one batch`);
     const typeId = await this.store.names.typeId(line.type);
+    if (typeId === null) return this.drop();
     const workout = line.workoutUUID.toLowerCase();
     for (const p of line.points) await this.staging.add('seriesPoints', [this.seq++, workout, typeId, ms(p.t), p.value]);
   }
@@ -239,6 +252,7 @@ class BatchWriter {
   async aggregate(line: AggregateLine, number: number): Promise<void> {
     if (!(line.bucketEnd > line.bucketStart)) throw ingestErrors.badLine(number, 'aggregate.bucketEnd must be after aggregate.bucketStart');
     const typeId = await this.store.names.typeId(line.type);
+    if (typeId === null) return this.drop();
     return this.staging.add('aggregates', aggregateCells(this.seq++, line, typeId));
   }
 
@@ -412,6 +426,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     const counts = await writer.commitRows(nowMs);
     await client.query('COMMIT');
     began = false;
+    if (writer.dropped > 0) log.warn('batch lines dropped: their types are unknown and the store holds its most types', { userId, lines: writer.dropped, typesHeldMax: INGEST.typesHeldMax });
     writer.recycle();
     return { ...counts, duplicates: header.sampleCount - counts.accepted };
   } catch (error) {

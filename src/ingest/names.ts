@@ -3,23 +3,32 @@
 // pool of its own, autocommitted (not in the batch's transaction, and never
 // waiting for a batch session to free up), so concurrent batches never wait
 // on each other's new names; a name whose batch then fails stays registered,
-// which is harmless (nothing lists a type without rows).
+// which is harmless (nothing lists a type without rows). An identifier the
+// registry does not know is registered only while the store holds fewer than
+// INGEST.typesHeldMax types; past that its lines are dropped (typeId answers
+// null), so made-up identifiers cannot use up the ids the real ones need.
 import type pg from 'pg';
-import { registerSources, registerTypes } from '../db/writes/setup.js';
+import { registerSources, registerTypes, registerUnknownType } from '../db/writes/setup.js';
+import { typeInfo } from '../core/registry.js';
+import { INGEST } from '../limits.js';
 
 export class NameIds {
-  private readonly types = new Map<string, number>();
+  /** Ids by identifier; null for an unknown identifier there was no room for (types are never deleted, so there will not be). */
+  private readonly types = new Map<string, number | null>();
   /** Source ids by name, then device ('' for none): no key string made per line. */
   private readonly sources = new Map<string, Map<string, number>>();
 
   constructor(private readonly pool: pg.Pool) {}
 
-  /** The type's id, registering it when new. */
-  typeId(identifier: string): number | Promise<number> {
+  /** The type's id, registering it when new; null when it is unknown to the registry and there is no room for another type. */
+  typeId(identifier: string): number | null | Promise<number | null> {
     const known = this.types.get(identifier);
     if (known !== undefined) return known;
-    return registerTypes(this.pool, [identifier]).then((ids) => {
-      const id = ids.get(identifier)!;
+    const registered =
+      typeInfo(identifier) !== undefined
+        ? registerTypes(this.pool, [identifier]).then((ids) => ids.get(identifier)!)
+        : registerUnknownType(this.pool, identifier, INGEST.typesHeldMax);
+    return registered.then((id) => {
       this.types.set(identifier, id);
       return id;
     });

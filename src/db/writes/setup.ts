@@ -85,13 +85,40 @@ export async function storedNames(db: Queryable): Promise<{ types: Array<[identi
   };
 }
 
-/** Registers the identifiers (new ones get an id) and answers the id of each. */
+/**
+ * Registers the identifiers (new ones get an id) and answers the id of each.
+ * Only the names not stored yet are inserted: `ON CONFLICT DO NOTHING` alone
+ * takes an id from the sequence for every name it skips, and type ids are
+ * smallints (32,767 of them).
+ */
 export async function registerTypes(db: Queryable, identifiers: readonly string[]): Promise<Map<string, number>> {
   if (identifiers.length === 0) return new Map();
   // Sorted inserts take the index's locks in one order: concurrent writers cannot deadlock.
-  await db.query('INSERT INTO sample_types (identifier) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT (identifier) DO NOTHING', [identifiers]);
+  await db.query(
+    `INSERT INTO sample_types (identifier)
+     SELECT i FROM unnest($1::text[]) AS i WHERE NOT EXISTS (SELECT 1 FROM sample_types t WHERE t.identifier = i) ORDER BY 1
+     ON CONFLICT (identifier) DO NOTHING`,
+    [identifiers],
+  );
   const { rows } = await db.query<{ type_id: number; identifier: string }>('SELECT type_id, identifier FROM sample_types WHERE identifier = ANY($1::text[])', [identifiers]);
   return new Map(rows.map((row) => [row.identifier, row.type_id]));
+}
+
+/**
+ * A type identifier the registry does not know, registered only while the
+ * table holds fewer than `heldMax` types: whoever holds an upload token cannot
+ * use the smallint ids up with made-up identifiers (the receiver then drops
+ * such lines, as the protocol allows). Its id, or null when there is no room.
+ */
+export async function registerUnknownType(db: Queryable, identifier: string, heldMax: number): Promise<number | null> {
+  await db.query(
+    `INSERT INTO sample_types (identifier)
+     SELECT $1::text WHERE NOT EXISTS (SELECT 1 FROM sample_types WHERE identifier = $1) AND (SELECT count(*) FROM sample_types) < $2
+     ON CONFLICT (identifier) DO NOTHING`,
+    [identifier, heldMax],
+  );
+  const { rows } = await db.query<{ type_id: number }>('SELECT type_id FROM sample_types WHERE identifier = $1', [identifier]);
+  return rows[0]?.type_id ?? null;
 }
 
 /** Registers the sources (new ones get an id) and answers each with its id. */
@@ -99,7 +126,13 @@ export async function registerSources(db: Queryable, sources: readonly SourceNam
   if (sources.length === 0) return [];
   const names = sources.map((source) => source.name);
   const devices = sources.map((source) => source.device);
-  await db.query('INSERT INTO sources (name, device) SELECT * FROM unnest($1::text[], $2::text[]) ORDER BY 1, 2 ON CONFLICT (name, device) DO NOTHING', [names, devices]);
+  await db.query(
+    `INSERT INTO sources (name, device)
+     SELECT * FROM unnest($1::text[], $2::text[]) AS wanted (name, device)
+     WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.name = wanted.name AND s.device = wanted.device) ORDER BY 1, 2
+     ON CONFLICT (name, device) DO NOTHING`,
+    [names, devices],
+  );
   const { rows } = await db.query<{ source_id: number; name: string; device: string }>(
     'SELECT s.source_id, s.name, s.device FROM sources s JOIN unnest($1::text[], $2::text[]) AS wanted (name, device) USING (name, device)',
     [names, devices],
