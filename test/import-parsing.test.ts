@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { convertActivitySummary, type ActivityRow } from '../src/import/activity-rings.js';
-import { durationSeconds, parseDayMs, parseExportDate, parseIsoInstant } from '../src/import/apple-dates.js';
+import { asciiDigits, calendarDay, durationSeconds, parseDayMs, parseExportDate, parseIsoInstant } from '../src/import/apple-dates.js';
 import { NameIds } from '../src/import/name-ids.js';
 import { CopyRows } from '../src/import/copy-rows.js';
 import { entryName, openArchive, rootElementName } from '../src/import/archive.js';
@@ -42,6 +42,14 @@ test('export dates: offsets, DST, malformed text', () => {
   }
   assert.equal(parseDayMs('1990-05-17'), Date.UTC(1990, 4, 17));
   assert.ok(Number.isNaN(parseDayMs('1990-02-30')));
+  // Digits of other scripts, as phones set to their languages write some dates: Arabic-Indic, Persian, Devanagari.
+  assert.equal(parseDayMs('١٩٩٠-٠٥-١٧'), Date.UTC(1990, 4, 17));
+  assert.equal(parseDayMs('۱۹۹۰-۰۵-۱۷'), Date.UTC(1990, 4, 17));
+  assert.equal(parseDayMs('१९९०-०५-१७'), Date.UTC(1990, 4, 17));
+  assert.ok(Number.isNaN(parseDayMs('١٩٩٠-٠٢-٣٠')));
+  assert.equal(calendarDay('٢٠٢٤-٠٣-١٢'), '2024-03-12');
+  assert.equal(parseExportDate('٢٠٢٤-٠٣-١٠ ٠١:٣٠:٠٠ -٠٥٠٠'), Date.UTC(2024, 2, 10, 6, 30));
+  assert.equal(asciiDigits('a ٠١٢٣٤٥٦٧٨٩ ۰۱۲۳۴۵۶۷۸۹ 0123456789 b'), 'a 0123456789 0123456789 0123456789 b');
   assert.equal(parseIsoInstant('2024-03-10T12:00:00Z'), Date.UTC(2024, 2, 10, 12));
   assert.ok(Number.isNaN(parseIsoInstant('yesterday')));
   assert.equal(durationSeconds('30', 'min'), 1800);

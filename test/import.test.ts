@@ -601,3 +601,27 @@ test('a crash mid-way, then a re-run, ends with exactly one complete import', as
   }
 });
 
+
+test('a phone set to Arabic: the birth date and a ring day in Arabic-Indic digits are read; an export without ExportDate imported twice is one batch', async () => {
+  const OTHER = '5e1f3a2b-8c4d-4e6f-a7b8-9c0d1e2f3a4c';
+  const arabic = join(dir, 'arabic.zip');
+  await writeAppleExportZip(arabic, {
+    exportedAt: null,
+    dateOfBirth: '١٩٨٠-٠١-٠٢',
+    extra: [
+      ` <ActivitySummary dateComponents="٢٠٢٤-٠٣-١٢" activeEnergyBurned="300" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal" appleExerciseTime="10" appleExerciseTimeGoal="30" appleStandHours="6" appleStandHoursGoal="12"/>`,
+    ],
+  });
+  for (let run = 0; run < 2; run++) {
+    const imported = await importCli(['--user', OTHER, arabic], env());
+    assert.equal(imported.code, 0, imported.stderr);
+  }
+  const [profile] = await db.query('SELECT date_of_birth_ms FROM profiles WHERE user_id = $1', [OTHER]);
+  assert.equal(Number(profile.date_of_birth_ms), Date.UTC(1980, 0, 2));
+  const days = await db.query(`SELECT day::text AS day FROM activity_summaries WHERE user_id = $1 ORDER BY day`, [OTHER]);
+  assert.deepEqual(days.map((d) => d.day), ['2024-03-10', '2024-03-11', '2024-03-12']);
+  // No ExportDate: the batch is dated by the export's newest record or workout, the same on every import of it.
+  const batches = await db.query('SELECT received_at_ms, sample_count FROM upload_batches WHERE user_id = $1', [OTHER]);
+  const [newest] = await db.query(`SELECT greatest((SELECT max(end_ms) FROM samples WHERE user_id = $1), (SELECT max(end_ms) FROM workouts WHERE user_id = $1)) AS ms`, [OTHER]);
+  assert.deepEqual(batches.map((b) => [Number(b.received_at_ms), Number(b.sample_count)]), [[Number(newest.ms), FIXTURE_SAMPLES]]);
+});

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../src/db/embedded.js';
 import { tmpRoot } from './support/db.js';
@@ -21,7 +21,7 @@ interface Started {
   receiverUrl: string;
   uploadToken: string;
   /** SIGTERM; resolves to how it exited ("0" for a clean exit, else the code or signal with its output). */
-  stop: () => Promise<string>;
+  stop: (signal?: NodeJS.Signals) => Promise<string>;
 }
 
 async function startWithoutSettings(dataDir: string, pgPort: number, settings: Record<string, string> = {}): Promise<Started> {
@@ -53,8 +53,8 @@ async function startWithoutSettings(dataDir: string, pgPort: number, settings: R
     user: /user: +(\S+)/.exec(output)![1],
     receiverUrl: /receiver listening on (http:\/\/\S+)/.exec(output)![1],
     uploadToken: /upload token: (\S+)/.exec(output)![1],
-    async stop() {
-      child.kill('SIGTERM');
+    async stop(sent: NodeJS.Signals = 'SIGTERM') {
+      child.kill(sent);
       const [code, signal] = await once(child, 'exit');
       return code === 0 ? '0' : `exited ${code ?? signal}:\n${output}`;
     },
@@ -176,6 +176,52 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.equal(await third.stop(), '0');
     }
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** The pid in the cluster's lock file, when a PostgreSQL of `dataDir` runs. */
+function runningPostmaster(dataDir: string): number | null {
+  if (!existsSync(join(dataDir, 'pg', 'postmaster.pid'))) return null;
+  const pid = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+test('a server or import killed outright leaves its PostgreSQL running: the next start or import stops it and goes on; a hang-up stops it cleanly', { timeout: 180_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpRoot(), 'orphan-'));
+  const pgPort = await freePort();
+  const orphaned = /embedded database: stopping the cluster that process \d+, now gone, left running \(PostgreSQL pid \d+\)/;
+  try {
+    const killed = await startWithoutSettings(dataDir, pgPort);
+    assert.match(await killed.stop('SIGKILL'), /exited SIGKILL/);
+    assert.notEqual(runningPostmaster(dataDir), null, 'SIGKILL leaves the cluster running');
+    // The next start stops the orphan and serves.
+    const next = await startWithoutSettings(dataDir, pgPort);
+    assert.match(next.output(), orphaned);
+    const users = await fetch(next.url + '/v1/users', { headers: { authorization: `Bearer ${next.token}` } });
+    assert.equal(users.status, 200);
+    await users.body?.cancel();
+    assert.match(await next.stop('SIGKILL'), /exited SIGKILL/);
+    // So does an import (README: an interrupted import is completed by running it again).
+    const imported = await importCli(['--user', '0e000000-0000-4000-8000-000000000001', join(process.cwd(), '..', 'shared', 'real-exports', 'en-2016-watch-excerpt.xml')], {
+      HEALTHD_DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+    });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, orphaned);
+    assert.equal(runningPostmaster(dataDir), null, 'the import stopped the cluster it started');
+    // A hang-up (the terminal or ssh session went away) stops the server and its cluster as Ctrl-C does.
+    const hungUp = await startWithoutSettings(dataDir, pgPort);
+    assert.equal(await hungUp.stop('SIGHUP'), '0');
+    assert.equal(runningPostmaster(dataDir), null, 'SIGHUP stopped the cluster');
+  } finally {
+    const left = runningPostmaster(dataDir);
+    if (left !== null) process.kill(left, 'SIGINT');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -5,7 +5,7 @@
 // the socket, which costs both sides less per message than loopback TCP.
 // Used by `npm start`, the tests and benches.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
@@ -151,6 +151,62 @@ export function embeddedUrl(dir: string, port: number, user: string, password: s
   return url.toString();
 }
 
+/** Names the process that started the cluster of a data directory, while it runs. */
+const OWNER_FILE = 'pg-owner.pid';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readPid(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').split('\n')[0].trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A cluster left running by the process that started it, which is gone: an
+ * import or server killed outright (SIGKILL, the OOM killer) does not stop
+ * its PostgreSQL, whose lock file would then refuse every later start. It is
+ * stopped here (a fast shutdown), once its lock file names a postmaster of
+ * this directory that still runs and OWNER_FILE names a process that does
+ * not. A cluster whose owner lives is left alone (this start then fails on
+ * its lock, naming the way out), and so is any doubt: no owner written down,
+ * no /proc to tell what the locked pid runs.
+ */
+async function stopOrphanedCluster(dir: string, databaseDir: string, log: (line: string) => void): Promise<void> {
+  const owner = readPid(join(dir, OWNER_FILE));
+  if (owner === null || isAlive(owner)) return;
+  const lockFile = join(databaseDir, 'postmaster.pid');
+  const postmaster = readPid(lockFile);
+  if (postmaster === null || !isAlive(postmaster)) return;
+  let command: string;
+  try {
+    command = readFileSync(`/proc/${postmaster}/cmdline`, 'utf8');
+  } catch {
+    return;
+  }
+  if (!command.includes('postgres') || !command.includes(databaseDir)) return;
+  log(`embedded database: stopping the cluster that process ${owner}, now gone, left running (PostgreSQL pid ${postmaster})`);
+  process.kill(postmaster, 'SIGINT');
+  // PostgreSQL removes its lock file once stopped (its process may linger as a zombie where nothing reaps it).
+  for (let waited = 0; existsSync(lockFile); waited += 100) {
+    if (waited >= ORPHAN_STOP_MS) throw new Error(`the embedded database under ${dir} was left running by process ${owner} and did not stop within ${ORPHAN_STOP_MS / 1000} s: stop PostgreSQL pid ${postmaster} by hand`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** How long an orphaned cluster is given to stop. */
+const ORPHAN_STOP_MS = 30_000;
+
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   const dir = resolve(options.dir);
@@ -203,6 +259,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   };
 
   const socket = socketDirectory(databaseDir, port);
+  await stopOrphanedCluster(dir, databaseDir, log);
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     log('embedded database: creating a new cluster in ' + databaseDir);
     await cluster(socket).initialise();
@@ -216,9 +273,14 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     log(`embedded database: no Unix socket in ${socket} (${(error as Error).message}); listening on loopback TCP only`);
     pg = await start(null);
   }
+  const ownerFile = join(dir, OWNER_FILE);
+  await writeFile(ownerFile, `${process.pid}\n`, { mode: 0o600 });
   return {
     adminUrl: embeddedUrl(dir, port, 'postgres', password),
     port,
-    stop: () => pg.stop(),
+    stop: async () => {
+      await pg.stop();
+      await rm(ownerFile, { force: true });
+    },
   };
 }

@@ -29,12 +29,37 @@ function dayMs(year: number, month: number, day: number): number {
   return day <= last ? Date.UTC(year, month - 1, day) : NaN;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/** The value of a decimal digit of any script: Unicode encodes each script's 0 to 9 as a run of ten, ascending, so the value is its place in the run. */
+function digitValue(digit: string): number {
+  const code = digit.codePointAt(0)!;
+  let zero = code;
+  while (zero > 0 && DECIMAL_DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+  return (code - zero) % 10;
+}
+
+/**
+ * `text` with the decimal digits of other scripts written as ASCII ones. A
+ * phone set to Arabic writes some dates in Arabic-Indic digits (the birth
+ * date: `١٩٨٠-٠١-٠١`); Persian, Devanagari and others would do the same.
+ */
+export function asciiDigits(text: string): string {
+  return NON_ASCII.test(text) ? text.replace(/\p{Nd}/gu, (digit) => String(digitValue(digit))) : text;
+}
+
 // Records come roughly in time order: most dates share the day of the one before.
 let cachedDay = '';
 let cachedDayMs = NaN;
 
-/** Epoch ms of `2024-03-01 07:14:22 -0800` (or the pre-DTD `20240301071422-0800`); NaN when the text is not one. */
+/** Epoch ms of `2024-03-01 07:14:22 -0800` (or the pre-DTD `20240301071422-0800`), in any script's digits; NaN when the text is not one. */
 export function parseExportDate(text: string): number {
+  const ms = parseAsciiExportDate(text);
+  return !Number.isNaN(ms) || !NON_ASCII.test(text) ? ms : parseAsciiExportDate(asciiDigits(text));
+}
+
+function parseAsciiExportDate(text: string): number {
   if (text.length === COMPACT_LENGTH) return parseCompactDate(text);
   if (text.length !== 25 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 32) {
     return NaN;
@@ -75,15 +100,17 @@ function parseCompactDate(text: string): number {
   return midnight + hour * 3_600_000 + minute * 60_000 + second * 1000 - (sign === 45 ? -offsetMinutes : offsetMinutes) * 60_000;
 }
 
-/** UTC midnight (epoch ms) of a `yyyy-MM-dd` day (iOS 8/9: `yyyyMMdd`); NaN when malformed. */
-export function parseDayMs(text: string): number {
+/** UTC midnight (epoch ms) of a `yyyy-MM-dd` day (iOS 8/9: `yyyyMMdd`), in any script's digits; NaN when malformed. */
+export function parseDayMs(given: string): number {
+  const text = asciiDigits(given);
   if (text.length === 8) return dayMs(digits(text, 0, 4), digits(text, 4, 2), digits(text, 6, 2));
   if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return NaN;
   return dayMs(digits(text, 0, 4), digits(text, 5, 2), digits(text, 8, 2));
 }
 
-/** A `yyyy-MM-dd` calendar day as given, or null when it is not one. */
-export function calendarDay(text: string): string | null {
+/** A `yyyy-MM-dd` calendar day (in ASCII digits), or null when the text is not one. */
+export function calendarDay(given: string): string | null {
+  const text = asciiDigits(given);
   if (Number.isNaN(parseDayMs(text))) return null;
   return text.length === 8 ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6)}` : text;
 }

@@ -140,7 +140,8 @@ async function main(): Promise<number> {
     if (controller.signal.aborted) process.exit(130);
     controller.abort();
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // SIGHUP too: the terminal or ssh session the import runs in went away.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, interrupt);
   }

@@ -159,7 +159,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     await readBackDailyAggregates(options, client, nameIds, readBack);
 
     if (signal?.aborted) throw new ImportInterrupted();
-    await recordUploadBatch(client, userId, xml.summary.exportedAtMs ?? Date.now(), samples.written);
+    await recordUploadBatch(client, userId, xml.summary.exportedAtMs ?? xml.summary.newestEndMs ?? Date.now(), samples.written);
     return {
       report,
       samples,

@@ -55,6 +55,8 @@ export class XmlIntake implements HealthDataHandler {
   private readonly converter: RecordConverter;
   version: number | null = null;
   exportedAtMs: number | null = null;
+  /** The latest end of a record or workout read: the batch's date when the export has no ExportDate. */
+  newestEndMs: number | null = null;
   elements = 0;
   /** Lines of the malformed elements skipped (lenient reading), the first MALFORMED_LINES_KEPT. */
   readonly malformedLines: number[] = [];
@@ -112,6 +114,7 @@ export class XmlIntake implements HealthDataHandler {
       this.skip(identifier, row, record.line);
       return;
     }
+    this.sawEnd(row.endMs);
     if (identifier !== this.lastIdentifier) {
       this.lastIdentifier = identifier;
       this.lastInCorrelations = inCorrelations(identifier);
@@ -164,6 +167,10 @@ export class XmlIntake implements HealthDataHandler {
     }
   }
 
+  private sawEnd(endMs: number): void {
+    if (this.newestEndMs === null || endMs > this.newestEndMs) this.newestEndMs = endMs;
+  }
+
   correlation(type: string): void {
     this.elements++;
     this.report.skip(type || 'Correlation', CORRELATION_ITSELF);
@@ -186,6 +193,7 @@ export class XmlIntake implements HealthDataHandler {
       this.skip(WORKOUT, row, workout.line);
       return;
     }
+    this.sawEnd(row.endMs);
     this.report.took(WORKOUT);
     this.workouts.push(row);
     this.workoutPoints += row.inlineRoute?.timesMs.length ?? 0;

@@ -28,6 +28,8 @@ export interface XmlSummary {
   report: ReportSnapshot;
   version: number | null;
   exportedAtMs: number | null;
+  /** The latest end of a record or workout read, null when none was. */
+  newestEndMs: number | null;
   /** Elements read from export.xml. */
   elements: number;
   /** Types that received rows. */

@@ -75,6 +75,7 @@ async function end(): Promise<void> {
       report: report.snapshot(),
       version: intake.version,
       exportedAtMs: intake.exportedAtMs,
+      newestEndMs: intake.newestEndMs,
       elements: intake.elements,
       typeIds: [...rows.typeIds],
       outOfOrder: inline === null ? [] : [...inline.outOfOrder],

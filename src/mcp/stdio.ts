@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => void close('stdin closed'));
   process.on('SIGTERM', () => void close('SIGTERM'));
   process.on('SIGINT', () => void close('SIGINT'));
+  process.on('SIGHUP', () => void close('SIGHUP'));
   await server.connect(transport);
   transport.countRequests();
   log.info('mcp serving on stdio', { timeZone: resolved.timeZone, multiUser: resolved.multiUser, embedded: embedded !== null });

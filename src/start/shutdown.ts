@@ -50,4 +50,6 @@ export function installShutdown(parts: Stoppable): void {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // The terminal or ssh session it runs in went away: stop as on Ctrl-C (PostgreSQL would only reload its settings).
+  process.on('SIGHUP', () => void stop('SIGHUP'));
 }

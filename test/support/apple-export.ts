@@ -119,7 +119,10 @@ export interface ExportOptions {
   /** The zone the phone was in when exporting: every date is written in its offset. */
   zone?: string;
   version?: number;
-  exportedAt?: string;
+  /** When the export was made; null writes no ExportDate element (some real exports have none). */
+  exportedAt?: string | null;
+  /** The Me element's birth date as written (a phone set to Arabic writes Arabic-Indic digits). */
+  dateOfBirth?: string;
   /** More top-level elements (XML), appended after the fixture's own. */
   extra?: string[];
 }
@@ -257,8 +260,8 @@ export function appleExportXml(options: ExportOptions = {}): string {
   return [
     DTD(options.version ?? 14),
     '<HealthData locale="en_US">',
-    ` <ExportDate value="${exportDate(options.exportedAt ?? EXPORTED_AT, zone)}"/>`,
-    ' <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-17" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale" HKCharacteristicTypeIdentifierBloodType="HKBloodTypeNotSet" HKCharacteristicTypeIdentifierFitzpatrickSkinType="HKFitzpatrickSkinTypeNotSet" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse="None"/>',
+    ...(options.exportedAt === null ? [] : [` <ExportDate value="${exportDate(options.exportedAt ?? EXPORTED_AT, zone)}"/>`]),
+    ` <Me HKCharacteristicTypeIdentifierDateOfBirth="${options.dateOfBirth ?? '1990-05-17'}" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale" HKCharacteristicTypeIdentifierBloodType="HKBloodTypeNotSet" HKCharacteristicTypeIdentifierFitzpatrickSkinType="HKFitzpatrickSkinTypeNotSet" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse="None"/>`,
     ...fixtureRecords(zone),
     ...fixtureElements(zone),
     ...(options.extra ?? []),

@@ -186,8 +186,10 @@ export async function upsertDailyBuckets(client: pg.Client, userId: string, type
 }
 
 /**
- * The import's `upload_batches` row, received at the export's own date: the
- * same export imported again adds no second row; a newer export adds its own.
+ * The import's `upload_batches` row, received at the export's own date (its
+ * ExportDate; an export without one, at the latest end of its records and
+ * workouts): the same export imported again adds no second row; a newer
+ * export adds its own.
  */
 export async function recordUploadBatch(client: pg.Client, userId: string, exportedAtMs: number, sampleCount: number): Promise<void> {
   await client.query(
