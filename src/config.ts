@@ -139,9 +139,29 @@ export const hostInUrl = (host: string): string => (host.includes(':') && !host.
 
 export const DEFAULT_EMBEDDED_PORT = 54329;
 
+/**
+ * A connection string setting, when set: a URL node-postgres reads
+ * (postgres://user:password@host:port/database). Refused in one line naming
+ * the setting, never quoting it (it holds a password).
+ */
+export function connectionUrl(env: Env, name: string): string | null {
+  const value = env[name];
+  if (!value) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // refused below
+  }
+  if (url === null || !['postgres:', 'postgresql:', 'socket:'].includes(url.protocol)) {
+    throw new ConfigError(`${name} must be a connection URL such as postgres://user:password@host:5432/database (a port from 1 to 65535; characters such as @ : / in the password percent-encoded)`);
+  }
+  return value;
+}
+
 export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
   return {
-    url: env.DATABASE_URL || null,
+    url: connectionUrl(env, 'DATABASE_URL'),
     dataDir: resolve(env.HEALTHD_DATA_DIR || 'data'),
     embeddedPort: integer(env, 'EMBEDDED_PG_PORT', DEFAULT_EMBEDDED_PORT, 1, 65535),
   };
@@ -151,6 +171,8 @@ export function loadDatabaseSettings(env: Env = process.env): DatabaseSettings {
 export function checkSecret(where: string, value: string): void {
   if (value === 'change-me') throw new ConfigError(`${where} still holds the placeholder change-me; set a secret of at least 16 characters`);
   if (value.length < 16) throw new ConfigError(`${where} must be at least 16 characters`);
+  // A bearer token travels in a header as one word: a space, a control character or a non-ASCII one could never be presented.
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new ConfigError(`${where} must hold only visible ASCII characters (no spaces): a bearer token with others can never be presented`);
 }
 
 function secret(env: Env, name: string): string | undefined {
@@ -169,7 +191,7 @@ export function loadIngestSettings(env: Env, apiToken: string | undefined, datab
   return {
     uploadToken: uploadToken ?? null,
     port: integer(env, 'SERVICE_INGEST_PORT', 8080, 0, 65535),
-    databaseUrl: env.INGEST_DATABASE_URL || database.url,
+    databaseUrl: connectionUrl(env, 'INGEST_DATABASE_URL') ?? database.url,
     poolSize: integer(env, 'INGEST_DB_POOL_SIZE', 8, 1, 100),
   };
 }
@@ -239,8 +261,8 @@ export function loadImportSettings(env: Env = process.env): ImportSettings {
 
 /** `npm run migrate` and `npm run demo`: the database they write, which must be named. */
 export function loadDatabaseUrl(env: Env = process.env): string {
-  const databaseUrl = env.DATABASE_URL;
-  if (!databaseUrl) throw new ConfigError('DATABASE_URL must be set (the database to write)');
+  const databaseUrl = connectionUrl(env, 'DATABASE_URL');
+  if (databaseUrl === null) throw new ConfigError('DATABASE_URL must be set (the database to write)');
   return databaseUrl;
 }
 

@@ -394,6 +394,15 @@ describe('settings refused at start', () => {
     ['placeholder token', { SERVICE_API_TOKEN: 'change-me' }, /SERVICE_API_TOKEN/],
     ['short token', { SERVICE_API_TOKEN: 'short-token' }, /SERVICE_API_TOKEN.*16/],
     ['empty token', { SERVICE_API_TOKEN: '' }, /SERVICE_API_TOKEN/],
+    // A token no request could present: a bearer header carries one word of visible ASCII.
+    ['a passphrase with spaces', { SERVICE_API_TOKEN: 'correct horse battery staple' }, /^healthd: SERVICE_API_TOKEN must hold only visible ASCII characters \(no spaces\)/],
+    ['a token with a trailing space', { SERVICE_API_TOKEN: 'test-token-0123456789abcdef ' }, /^healthd: SERVICE_API_TOKEN must hold only visible ASCII/],
+    ['a non-ASCII token', { SERVICE_API_TOKEN: 'pässwörd-ümlaut-1234' }, /^healthd: SERVICE_API_TOKEN must hold only visible ASCII/],
+    ['an upload token with spaces', { SERVICE_UPLOAD_TOKEN: 'upload horse battery staple' }, /^healthd: SERVICE_UPLOAD_TOKEN must hold only visible ASCII/],
+    // Named, never quoted (it holds a password).
+    ['a malformed DATABASE_URL', { DATABASE_URL: 'postgres://u:secret-pw@127.0.0.1:99999/db' }, /^healthd: DATABASE_URL must be a connection URL such as postgres:\/\/user:password@host:5432\/database(?!.*secret-pw)/],
+    ['a DATABASE_URL that is no URL', { DATABASE_URL: 'host=db user=u' }, /^healthd: DATABASE_URL must be a connection URL/],
+    ['a malformed INGEST_DATABASE_URL', { INGEST_DATABASE_URL: 'mysql://u:pw@db/x' }, /^healthd: INGEST_DATABASE_URL must be a connection URL/],
     ['no token with DATABASE_URL', { SERVICE_API_TOKEN: undefined }, /SERVICE_API_TOKEN/],
     ['malformed user id', { SERVICE_USER_ID: 'nobody' }, /SERVICE_USER_ID/],
     ['no user id with DATABASE_URL', { SERVICE_USER_ID: undefined }, /SERVICE_USER_ID/],
