@@ -198,3 +198,16 @@ test('lenient reading skips a malformed element whole even when a nested one of 
   const expected = ['open A [] @1', 'skipped _ @2', 'open b [] @7', 'close b', 'close A'];
   for (let at = 0; at <= xml.length; at++) assert.deepEqual(tokenize(cut(xml, [at]), true), expected, `cut at ${at}`);
 });
+
+test('lenient reading skips a start tag holding a "<" (in a value, or a tag inside it) without handing it on, and reads on from there', () => {
+  // In a value: the element is skipped whole (its tag ends at the ">" outside quotes), the next one read.
+  const inValue = '<A>\n <R a="1" s="x<y"/>\n <R a="2"/>\n <R a="3" s="p<q">\n  <M k="v"/>\n </R>\n <R a="4"/>\n</A>\n';
+  const expectedInValue = ['open A [] @1', 'skipped R @2', 'open R [["a","2"]] @3', 'close R', 'skipped R @4', 'open R [["a","4"]] @7', 'close R', 'close A'];
+  for (let at = 0; at <= inValue.length; at++) assert.deepEqual(tokenize(cut(inValue, [at]), true), expectedInValue, `cut at ${at}`);
+  // A tag inside the tag: the broken tag is skipped up to it, and reading goes on there.
+  const tagInside = '<A>\n <R a="1" <b/> c="2"/>\n <R a="3"/>\n</A>\n';
+  const expectedTagInside = ['open A [] @1', 'skipped R @2', 'open b [] @2', 'close b', 'open R [["a","3"]] @3', 'close R', 'close A'];
+  for (let at = 0; at <= tagInside.length; at++) assert.deepEqual(tokenize(cut(tagInside, [at]), true), expectedTagInside, `cut at ${at}`);
+  // Read strictly, the same documents stop at the "<".
+  assert.match(refusal(inValue).message, /line 2.*"<" is not allowed inside a tag or an attribute value/);
+});

@@ -26,6 +26,8 @@
 // then references are expanded). Names are checked for ASCII punctuation
 // only: any non-ASCII character is let through.
 
+const LT_IN_TAG = '"<" is not allowed inside a tag or an attribute value';
+
 export type XmlAttributes = Record<string, string>;
 
 export interface XmlTokenHandler {
@@ -201,9 +203,12 @@ export class XmlTokenizer {
     const nameEnd = this.nameEnd(lt + 1);
     if (nameEnd === lt + 1) return false;
     const name = buffer.slice(lt + 1, nameEnd);
-    const p = this.tagEnd(nameEnd);
+    const p = this.tagEnd(nameEnd, true);
     let end: number;
-    if (p < buffer.length && buffer.charCodeAt(p) === GT && buffer.charCodeAt(p - 1) === SLASH) {
+    if (p < buffer.length && buffer.charCodeAt(p) === LT) {
+      // A "<" outside any value: the tag never closed (or holds a tag); reading goes on at that "<".
+      end = p;
+    } else if (p < buffer.length && buffer.charCodeAt(p) === GT && buffer.charCodeAt(p - 1) === SLASH) {
       end = p + 1;
     } else if (p < buffer.length || final) {
       // Not empty: skip its content up to its own end tag.
@@ -247,14 +252,19 @@ export class XmlTokenizer {
     return INCOMPLETE;
   }
 
-  /** The index of the ">" ending a tag whose name ends at `from` (the first one outside quotes), or of a "<" before it (which no value may hold), or the buffer's length. */
-  private tagEnd(from: number): number {
+  /**
+   * The index of the ">" ending a tag whose name ends at `from` (the first one
+   * outside quotes), or of a "<" before it (which no value may hold; with
+   * `ltInValues`, a malformed tag being skipped, only one outside quotes), or
+   * the buffer's length.
+   */
+  private tagEnd(from: number, ltInValues = false): number {
     const buffer = this.buffer;
     let quote = 0;
     let p = from;
     for (; p < buffer.length; p++) {
       const c = buffer.charCodeAt(p);
-      if (c === LT) break;
+      if (c === LT && (quote === 0 || !ltInValues)) break;
       if (quote !== 0) {
         if (c === quote) quote = 0;
       } else if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
@@ -297,13 +307,13 @@ export class XmlTokenizer {
       if (kind === SLASH) after = this.endTag(lt);
       else if (kind === BANG) after = this.markup(lt, final);
       else if (kind === QUESTION) after = this.instruction(lt);
-      else after = this.startTag((this.tagStart = lt));
+      else after = this.startTag((this.tagStart = lt), next);
       if (after === INCOMPLETE) {
         if (end - lt > MAX_CONSTRUCT) this.fail(lt, 'a tag, comment or declaration runs on past 16 MB');
         break;
       }
       // A start or end tag cannot hold a `<` (comments and declarations may).
-      if (next !== -1 && next < after && kind !== BANG && kind !== QUESTION) this.fail(next, '"<" is not allowed inside a tag or an attribute value');
+      if (next !== -1 && next < after && kind !== BANG && kind !== QUESTION) this.fail(next, LT_IN_TAG);
       pos = after;
       this.atStart = false;
       lt = next !== -1 && next >= after ? next : buffer.indexOf('<', after);
@@ -320,7 +330,8 @@ export class XmlTokenizer {
     }
   }
 
-  private startTag(lt: number): number {
+  /** `next`: the first "<" after `lt` (-1 for none): one before the tag's end is refused before the element is handed on. */
+  private startTag(lt: number, next: number): number {
     const buffer = this.buffer;
     const end = buffer.length;
     let p = lt + 1;
@@ -337,12 +348,14 @@ export class XmlTokenizer {
       if (p >= end) return INCOMPLETE;
       const c = buffer.charCodeAt(p);
       if (c === GT) {
+        if (next !== -1 && next < p) this.fail(next, LT_IN_TAG);
         this.element(lt, name, attributes, false);
         return p + 1;
       }
       if (c === SLASH) {
         if (p + 1 >= end) return INCOMPLETE;
         if (buffer.charCodeAt(p + 1) !== GT) this.fail(p + 1, `">" expected after "/" in <${name}>`);
+        if (next !== -1 && next < p) this.fail(next, LT_IN_TAG);
         this.element(lt, name, attributes, true);
         return p + 2;
       }
