@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createGzip, gzipSync } from 'node:zlib';
 import { INGEST } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { rawExchange, waitFor } from './support/faults.js';
 import { batch, getIngest, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN, type PostOptions } from './support/ingest.js';
@@ -282,5 +282,33 @@ describe('after every refusal', () => {
     assert.equal(answer.body.accepted, 1);
     const [user] = await db.query('SELECT user_id::text AS id FROM users');
     assert.equal(user.id, SYNC_USER);
+  });
+});
+
+// After the refusals' check: this one stores a batch.
+describe('uploads that stall after their header line', () => {
+  test('hold no database session: more of them than the pool has sessions, and another phone\'s batch is still stored', async () => {
+    const small = await startServer({ databaseUrl: db.url, receiver: true, env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN, INGEST_DB_POOL_SIZE: '2', DB_CONNECT_TIMEOUT_MS: '1000' } });
+    const stalled: Socket[] = [];
+    try {
+      const port = Number(new URL(small.ingestUrl).port);
+      const header = batch({ samples: [ONE] }).split('\n')[0] + '\n';
+      for (let i = 0; i < 4; i++) {
+        const socket = connect(port, '127.0.0.1');
+        await once(socket, 'connect');
+        socket.on('error', () => {});
+        // Its header line, then nothing of the rest it announced.
+        socket.write(`POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${UPLOAD_TOKEN}\r\nContent-Length: 100000\r\n\r\n${header}`);
+        stalled.push(socket);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const other = { ...ONE, uuid: 'AAAAAAAA-0000-4000-8000-0000000000F1' };
+      const answer = await postBatch(small.ingestUrl, batch({ samples: [other] }), { headers: { 'x-user-id': '5ea4d000-0000-4000-8000-0000000000f1' } });
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.body.accepted, 1);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+      await small.stop();
+    }
   });
 });

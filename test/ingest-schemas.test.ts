@@ -26,7 +26,8 @@ function oursAccept(value: unknown, header: boolean): boolean {
     else checkPayload(lineKind(value, 2), value, 2);
     return true;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) return false;
+    // 400 for a malformed line, 413 for one past a limit (a line's points).
+    if (error instanceof ApiError && (error.status === 400 || error.status === 413)) return false;
     throw error;
   }
 }

@@ -162,6 +162,21 @@ class LineReader {
     return this.at < this.run.length ? this.run[this.at++] : this.nextRun();
   }
 
+  /** Resolves once the line after those taken (or the body's end) has come, without taking it. */
+  async arrived(): Promise<void> {
+    if (this.at < this.run.length) return;
+    this.run = NO_LINES;
+    this.at = 0;
+    for (;;) {
+      const result = await this.runs.next();
+      if (result.done) return;
+      if (result.value.length > 0) {
+        this.run = result.value;
+        return;
+      }
+    }
+  }
+
   private async nextRun(): Promise<Line | null> {
     // The run read is let go before waiting: it holds its chunk's text, which a batch waiting on PostgreSQL
     // would otherwise keep through young-generation collections into the old one (a major collection every
@@ -405,6 +420,8 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     if (request.batchIdHeader && request.batchIdHeader.toLowerCase() !== header.batchId) {
       log.warn('X-Batch-ID differs from the header batchID', { userId, header: header.batchId });
     }
+    // A database session only once the lines come: an upload that stalls after its header holds none.
+    await lines.arrived();
     client = await store.pool.connect();
     let session = prepared.get(client);
     if (!session) {
