@@ -5,10 +5,10 @@
 // that, such lines are dropped and the batch still answered 200 (FACTS §7: a
 // receiver that cannot store a valid line may drop it), while the registry's
 // types go on being stored for every user.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { INGEST } from '../src/limits.js';
-import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { fileDatabase } from './support/db.js';
 import { batch, heartRate, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -17,28 +17,19 @@ const MADE_UP = 'HKQuantityTypeIdentifierMadeUpByAPhone';
 const STEPS = 'HKQuantityTypeIdentifierStepCount';
 const OTHER_USER = '5ea4d000-0000-4000-8000-000000000002';
 
-let db: TestDatabase;
+const file = fileDatabase();
 
-before(async () => {
-  db = await createTestDatabase();
-});
-
-after(async () => {
-  await db.drop();
-  await stopOwnCluster();
-});
-
-const receiver = () => startServer({ databaseUrl: db.url, receiver: true, env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN } });
+const receiver = () => startServer({ databaseUrl: file.db.url, receiver: true, env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN } });
 
 /** The identity sequence's next id, without taking one. */
 async function nextTypeId(): Promise<number> {
-  const [{ name }] = await db.query(`SELECT pg_get_serial_sequence('sample_types', 'type_id') AS name`);
-  const [sequence] = await db.query(`SELECT last_value, is_called FROM ${name}`);
+  const [{ name }] = await file.db.query(`SELECT pg_get_serial_sequence('sample_types', 'type_id') AS name`);
+  const [sequence] = await file.db.query(`SELECT last_value, is_called FROM ${name}`);
   return Number(sequence.last_value) + (sequence.is_called ? 1 : 0);
 }
 
 async function stored(identifier: string): Promise<number> {
-  const [row] = await db.query('SELECT count(*)::int AS n FROM samples s JOIN sample_types t USING (type_id) WHERE t.identifier = $1', [identifier]);
+  const [row] = await file.db.query('SELECT count(*)::int AS n FROM samples s JOIN sample_types t USING (type_id) WHERE t.identifier = $1', [identifier]);
   return row.n;
 }
 
@@ -62,8 +53,8 @@ test('a type already stored takes no id, from a receiver started afresh too', as
 });
 
 test('past INGEST.typesHeldMax types, lines of a made-up identifier are dropped with a 200; the registry\'s types are still stored, for every user', async () => {
-  const [held] = await db.query('SELECT count(*)::int AS n FROM sample_types');
-  await db.query(`INSERT INTO sample_types (identifier) SELECT 'HKQuantityTypeIdentifierFiller' || i FROM generate_series(1, $1::int) AS i`, [INGEST.typesHeldMax - held.n]);
+  const [held] = await file.db.query('SELECT count(*)::int AS n FROM sample_types');
+  await file.db.query(`INSERT INTO sample_types (identifier) SELECT 'HKQuantityTypeIdentifierFiller' || i FROM generate_series(1, $1::int) AS i`, [INGEST.typesHeldMax - held.n]);
   const server = await receiver();
   try {
     const madeUp = { ...heartRate(crypto.randomUUID(), T, 1), type: MADE_UP, unit: 'count' };
@@ -74,7 +65,7 @@ test('past INGEST.typesHeldMax types, lines of a made-up identifier are dropped 
     assert.equal(answer.body.accepted, 1);
     assert.equal(answer.body.aggregateSamples, 0);
     assert.equal(await stored(STEPS), 1);
-    const [madeUpTypes] = await db.query('SELECT count(*)::int AS n FROM sample_types WHERE identifier = $1', [MADE_UP]);
+    const [madeUpTypes] = await file.db.query('SELECT count(*)::int AS n FROM sample_types WHERE identifier = $1', [MADE_UP]);
     assert.equal(madeUpTypes.n, 0, 'the made-up identifier took an id past the limit');
     // Another user's phone: a registry type new to the store is stored, a made-up one dropped the same way.
     const hrv = { ...heartRate(crypto.randomUUID(), T, 42), type: 'HKQuantityTypeIdentifierHeartRateVariabilitySDNN', unit: 'ms' };
@@ -86,6 +77,6 @@ test('past INGEST.typesHeldMax types, lines of a made-up identifier are dropped 
   } finally {
     await server.stop();
   }
-  const users = await db.query('SELECT user_id FROM users ORDER BY user_id');
+  const users = await file.db.query('SELECT user_id FROM users ORDER BY user_id');
   assert.deepEqual(users.map((u) => u.user_id), [SYNC_USER, OTHER_USER]);
 });

@@ -2,21 +2,14 @@
 // them replace a pool's, which dropped the read API's read-only sessions and
 // statement timeout and the receiver's durable commits: on the real cluster,
 // the string's options are kept and healthd's win over any they contradict.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadOnlyPool } from '../src/db/pool.js';
 import { createWriterPool } from '../src/db/writer-pool.js';
 import { INGEST } from '../src/limits.js';
-import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { fileDatabase } from './support/db.js';
 
-let db: TestDatabase;
-before(async () => {
-  db = await createTestDatabase();
-});
-after(async () => {
-  await db.drop();
-  await stopOwnCluster();
-});
+const file = fileDatabase();
 
 /** The URL with `options` that set search_path and try to undo healthd's settings. */
 function withTheirOptions(url: string): string {
@@ -26,7 +19,7 @@ function withTheirOptions(url: string): string {
 }
 
 test("the read API's sessions stay read-only with their statement timeout, the string's own options kept", async () => {
-  const pool = createReadOnlyPool({ connectionString: withTheirOptions(db.url), max: 1, statementTimeoutMs: 12_345, connectTimeoutMs: 3_000, applicationName: 'test' });
+  const pool = createReadOnlyPool({ connectionString: withTheirOptions(file.db.url), max: 1, statementTimeoutMs: 12_345, connectTimeoutMs: 3_000, applicationName: 'test' });
   try {
     const { rows } = await pool.query(
       `SELECT current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS path`,
@@ -39,7 +32,7 @@ test("the read API's sessions stay read-only with their statement timeout, the s
 });
 
 test("the receiver's sessions keep their batch timeout and durable commits", async () => {
-  const pool = createWriterPool({ connectionString: withTheirOptions(db.url), max: 1, connectTimeoutMs: 3_000 });
+  const pool = createWriterPool({ connectionString: withTheirOptions(file.db.url), max: 1, connectTimeoutMs: 3_000 });
   try {
     const { rows } = await pool.query(`SELECT current_setting('statement_timeout') AS timeout, current_setting('synchronous_commit') AS sync, current_setting('search_path') AS path`);
     assert.deepEqual(rows[0], { timeout: `${INGEST.batchTimeoutMs / 60_000}min`, sync: 'on', path: 'public,pg_catalog' });

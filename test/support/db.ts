@@ -128,6 +128,19 @@ export async function countMismatches(db: Pick<TestDatabase, 'query'>): Promise<
   return [...samples, ...uploads].map((row) => row.k);
 }
 
+/** Registers the file's hooks: before, a fresh database (`db`, set once `before` ran); after, it dropped and the file's own cluster stopped. */
+export function fileDatabase(): { db: TestDatabase } {
+  const state = {} as { db: TestDatabase };
+  before(async () => {
+    state.db = await createTestDatabase();
+  });
+  after(async () => {
+    await state.db?.drop();
+    await stopOwnCluster();
+  });
+  return state;
+}
+
 /** A test file's own database and one client on it, both set once `before` ran. */
 export interface DatabaseWithClient {
   db: TestDatabase;
