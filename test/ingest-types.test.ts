@@ -74,9 +74,36 @@ test('past INGEST.typesHeldMax types, lines of a made-up identifier are dropped 
     assert.equal(other.body.accepted, 1);
     assert.equal(await stored('HKQuantityTypeIdentifierHeartRateVariabilitySDNN'), 1);
     assert.match(server.output(), /batch lines dropped: their types are unknown and the store holds its most types/);
+    // Once another writer (an import) has stored the identifier, the receiver stores its lines: no refusal is remembered.
+    await file.db.query('INSERT INTO sample_types (identifier) VALUES ($1)', [MADE_UP]);
+    const later = await postBatch(server.ingestUrl, batch({ samples: [{ ...madeUp, uuid: crypto.randomUUID() }] }));
+    assert.equal(later.status, 200, later.text);
+    assert.equal(later.body.accepted, 1);
+    assert.equal(await stored(MADE_UP), 1);
   } finally {
     await server.stop();
   }
   const users = await file.db.query('SELECT user_id FROM users ORDER BY user_id');
   assert.deepEqual(users.map((u) => u.user_id), [SYNC_USER, OTHER_USER]);
+});
+
+test('batches registering new identifiers at once stop exactly at the limit', async () => {
+  // Room for three more, whatever the tests before left.
+  await file.db.query('DELETE FROM sample_types WHERE identifier LIKE $1 AND type_id NOT IN (SELECT type_id FROM samples)', ['HKQuantityTypeIdentifierFiller%']);
+  const [left] = await file.db.query('SELECT count(*)::int AS n FROM sample_types');
+  await file.db.query(`INSERT INTO sample_types (identifier) SELECT 'HKQuantityTypeIdentifierRefill' || i FROM generate_series(1, $1::int) AS i`, [INGEST.typesHeldMax - 3 - left.n]);
+  const server = await receiver();
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, b) =>
+        postBatch(server.ingestUrl, batch({ samples: [0, 1, 2, 3, 4, 5].map((i) => ({ ...heartRate(crypto.randomUUID(), T + i, 1), type: `HKQuantityTypeIdentifierConcurrent${b}x${i}`, unit: 'count' })) })),
+      ),
+    );
+    for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+    assert.equal(answers.reduce((sum, answer) => sum + answer.body.accepted, 0), 3);
+  } finally {
+    await server.stop();
+  }
+  const [after] = await file.db.query('SELECT count(*)::int AS n FROM sample_types');
+  assert.equal(after.n, INGEST.typesHeldMax);
 });

@@ -253,6 +253,11 @@ describe('HTTP front', () => {
     for (const args of [[1], 'all', 3]) {
       assert.deepEqual(await callWith(args), { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true }, JSON.stringify(args));
     }
+    // The transport's own checks come first, as for any call.
+    const { accept: _accept, ...withoutAccept } = auth;
+    const noAccept = await fetch(server.mcpUrl, { method: 'POST', headers: withoutAccept, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'list_users', arguments: [] } }) });
+    assert.equal(noAccept.status, 406);
+    await noAccept.body?.cancel();
   });
 
   test('a JSON-RPC batch is refused at once with -32600 (the SDK\'s JSON mode hangs on a request cancelled in its own batch)', async () => {

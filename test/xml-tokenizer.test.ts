@@ -208,6 +208,10 @@ test('lenient reading skips a start tag holding a "<" (in a value, or a tag insi
   const tagInside = '<A>\n <R a="1" <b/> c="2"/>\n <R a="3"/>\n</A>\n';
   const expectedTagInside = ['open A [] @1', 'skipped R @2', 'open b [] @2', 'close b', 'open R [["a","3"]] @3', 'close R', 'close A'];
   for (let at = 0; at <= tagInside.length; at++) assert.deepEqual(tokenize(cut(tagInside, [at]), true), expectedTagInside, `cut at ${at}`);
+  // A quote left open (a metadata key with an apostrophe): the broken tag ends with its line, the next line is read.
+  const openQuote = `<A>\n <R a="1" Bob's Key="2"/>\n <R a="3"/>\n</A>\n`;
+  const expectedOpenQuote = ['open A [] @1', 'skipped R @2', 'open R [["a","3"]] @3', 'close R', 'close A'];
+  for (let at = 0; at <= openQuote.length; at++) assert.deepEqual(tokenize(cut(openQuote, [at]), true), expectedOpenQuote, `cut at ${at}`);
   // Read strictly, the same documents stop at the "<".
   assert.match(refusal(inValue).message, /line 2.*"<" is not allowed inside a tag or an attribute value/);
 });

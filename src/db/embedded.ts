@@ -264,23 +264,33 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     log('embedded database: creating a new cluster in ' + databaseDir);
     await cluster(socket).initialise();
   }
+  // The owner is written down before PostgreSQL starts, so that no other start takes the cluster
+  // coming up for an orphan of the owner before; not over a running cluster's (whose owner lives:
+  // this start will meet its lock), and taken back when this start fails.
+  const ownerFile = join(dir, OWNER_FILE);
+  const lockHolder = readPid(join(databaseDir, 'postmaster.pid'));
+  const owns = lockHolder === null || !isAlive(lockHolder);
+  if (owns) await writeFile(ownerFile, `${process.pid}\n`, { mode: 0o600 });
   let pg;
   try {
-    pg = await start(socket);
+    try {
+      pg = await start(socket);
+    } catch (error) {
+      // A file system that holds no sockets (some shared or network mounts): loopback TCP, as before sockets.
+      if (socket === null || !/Unix-domain socket/i.test((error as Error).message)) throw error;
+      log(`embedded database: no Unix socket in ${socket} (${(error as Error).message}); listening on loopback TCP only`);
+      pg = await start(null);
+    }
   } catch (error) {
-    // A file system that holds no sockets (some shared or network mounts): loopback TCP, as before sockets.
-    if (socket === null || !/Unix-domain socket/i.test((error as Error).message)) throw error;
-    log(`embedded database: no Unix socket in ${socket} (${(error as Error).message}); listening on loopback TCP only`);
-    pg = await start(null);
+    if (owns && readPid(ownerFile) === process.pid) await rm(ownerFile, { force: true });
+    throw error;
   }
-  const ownerFile = join(dir, OWNER_FILE);
-  await writeFile(ownerFile, `${process.pid}\n`, { mode: 0o600 });
   return {
     adminUrl: embeddedUrl(dir, port, 'postgres', password),
     port,
     stop: async () => {
       await pg.stop();
-      await rm(ownerFile, { force: true });
+      if (readPid(ownerFile) === process.pid) await rm(ownerFile, { force: true });
     },
   };
 }

@@ -75,6 +75,7 @@ const QUESTION = 63;
 const EQUALS = 61;
 const DOUBLE_QUOTE = 34;
 const SINGLE_QUOTE = 39;
+const LINE_FEED = 10;
 
 /** ASCII name characters: 1 may start a name, 2 may only continue one. Bytes of non-ASCII characters are let through. */
 const NAME_CHAR = new Uint8Array(128);
@@ -255,8 +256,8 @@ export class XmlTokenizer {
   /**
    * The index of the ">" ending a tag whose name ends at `from` (the first one
    * outside quotes), or of a "<" before it (which no value may hold; with
-   * `ltInValues`, a malformed tag being skipped, only one outside quotes), or
-   * the buffer's length.
+   * `ltInValues`, a malformed tag being skipped, only one outside quotes, and
+   * a quote ends at the end of its line), or the buffer's length.
    */
   private tagEnd(from: number, ltInValues = false): number {
     const buffer = this.buffer;
@@ -266,7 +267,8 @@ export class XmlTokenizer {
       const c = buffer.charCodeAt(p);
       if (c === LT && (quote === 0 || !ltInValues)) break;
       if (quote !== 0) {
-        if (c === quote) quote = 0;
+        // Skipping a malformed tag, a quote left open ends with its line (export.xml writes a tag on one line).
+        if (c === quote || (ltInValues && c === LINE_FEED)) quote = 0;
       } else if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
         quote = c;
       } else if (c === GT) {

@@ -209,6 +209,8 @@ class BatchWriter {
   private readonly sampleTypes = new Set<number>();
   /** Lines of a type the store has no room for (NameIds), dropped. */
   dropped = 0;
+  /** The identifiers this batch found no room for: asked once a batch, not once a line. */
+  private readonly unstorable = new Set<string>();
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -223,7 +225,7 @@ class BatchWriter {
   /** Stages a sample line; a promise when it has to wait (a new name, a full chunk). */
   sample(line: SampleLine): Promise<void> | undefined {
     const { names } = this.store;
-    const typeId = names.typeId(line.type);
+    const typeId = this.typeIdOf(line.type);
     const sourceId = line.kind === 'stateOfMind' ? null : names.sourceId(line.sourceName, line.device);
     if (typeof typeId !== 'number' || (sourceId !== null && typeof sourceId !== 'number')) {
       return Promise.all([typeId, sourceId]).then(([type, source]) => this.sampleWith(line, type, source));
@@ -237,6 +239,17 @@ class BatchWriter {
     if (line.kind === 'stateOfMind') return this.staging.add('moods', moodCells(line));
     if (line.kind === 'workout') return this.staging.add('workouts', workoutCells(line, sourceId));
     return this.samples.add(line.uuid, typeId, sourceId, sampleRowValues(line));
+  }
+
+  /** The type's id (NameIds), or null when there is no room for it. */
+  private typeIdOf(identifier: string): number | null | Promise<number | null> {
+    if (this.unstorable.has(identifier)) return null;
+    const id = this.store.names.typeId(identifier);
+    if (typeof id === 'number') return id;
+    return Promise.resolve(id).then((resolved) => {
+      if (resolved === null) this.unstorable.add(identifier);
+      return resolved;
+    });
   }
 
   private drop(): undefined {
@@ -258,7 +271,7 @@ class BatchWriter {
   async series(line: SeriesLine, number: number): Promise<void> {
     this.seriesPoints += line.points.length;
     if (this.seriesPoints > INGEST.pointsPerBatch) throw ingestErrors.tooManyLines(`line ${number}: more than ${INGEST.pointsPerBatch} series points in one batch`);
-    const typeId = await this.store.names.typeId(line.type);
+    const typeId = await this.typeIdOf(line.type);
     if (typeId === null) return this.drop();
     const workout = line.workoutUUID.toLowerCase();
     for (const p of line.points) await this.staging.add('seriesPoints', [this.seq++, workout, typeId, ms(p.t), p.value]);
@@ -266,7 +279,7 @@ class BatchWriter {
 
   async aggregate(line: AggregateLine, number: number): Promise<void> {
     if (!(line.bucketEnd > line.bucketStart)) throw ingestErrors.badLine(number, 'aggregate.bucketEnd must be after aggregate.bucketStart');
-    const typeId = await this.store.names.typeId(line.type);
+    const typeId = await this.typeIdOf(line.type);
     if (typeId === null) return this.drop();
     return this.staging.add('aggregates', aggregateCells(this.seq++, line, typeId));
   }

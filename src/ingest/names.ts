@@ -6,15 +6,15 @@
 // which is harmless (nothing lists a type without rows). An identifier the
 // registry does not know is registered only while the store holds fewer than
 // INGEST.typesHeldMax types; past that its lines are dropped (typeId answers
-// null), so made-up identifiers cannot use up the ids the real ones need.
+// null, and not kept: another writer, the importer, may store it later), so
+// made-up identifiers cannot use up the ids the real ones need.
 import type pg from 'pg';
 import { registerSources, registerTypes, registerUnknownType } from '../db/writes/setup.js';
 import { typeInfo } from '../core/registry.js';
 import { INGEST } from '../limits.js';
 
 export class NameIds {
-  /** Ids by identifier; null for an unknown identifier there was no room for (types are never deleted, so there will not be). */
-  private readonly types = new Map<string, number | null>();
+  private readonly types = new Map<string, number>();
   /** Source ids by name, then device ('' for none): no key string made per line. */
   private readonly sources = new Map<string, Map<string, number>>();
 
@@ -29,7 +29,7 @@ export class NameIds {
         ? registerTypes(this.pool, [identifier]).then((ids) => ids.get(identifier)!)
         : registerUnknownType(this.pool, identifier, INGEST.typesHeldMax);
     return registered.then((id) => {
-      this.types.set(identifier, id);
+      if (id !== null) this.types.set(identifier, id);
       return id;
     });
   }

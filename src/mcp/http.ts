@@ -30,7 +30,7 @@ import { FailedAuthThrottle } from '../http/throttle.js';
 import { describeError, log } from '../log.js';
 import type { Reader, RequestContext } from '../routes/route.js';
 import { CORS, MCP } from '../limits.js';
-import { screenToolCall } from './call-screen.js';
+import { screenToolCalls } from './call-screen.js';
 import { createMcpServer, type McpCore } from './server.js';
 
 export const MCP_PATH = '/mcp';
@@ -184,11 +184,6 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       res.writeHead(400, JSON_HEADERS).end(JSON.stringify({ jsonrpc: '2.0', error: { code: INVALID_REQUEST, message: BATCH_REFUSED }, id: null }));
       return;
     }
-    const screened = screenToolCall(parsedBody);
-    if (screened !== null) {
-      res.writeHead(200, JSON_HEADERS).end(JSON.stringify(screened));
-      return;
-    }
     const entry = serverFor(reader);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     let answered = false;
@@ -202,6 +197,7 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       );
     });
     await entry.server.connect(transport);
+    screenToolCalls(transport);
     const response = await transport.handleRequest(webRequest(req, parsedBody === undefined ? text : null), { parsedBody });
     await writeResponse(res, response);
   }

@@ -14,7 +14,7 @@ import { allRoutes } from '../routes/all.js';
 import { closeServices, createServices, type ResolvedConfig } from '../services.js';
 import { attachRunningEmbedded, prepareEmbedded, type EmbeddedServing } from '../start/embedded.js';
 import { checkStoredZone, servingZone } from '../start/stored-zone.js';
-import { screenToolCall } from './call-screen.js';
+import { screenToolCalls } from './call-screen.js';
 import { createMcpServer, McpCore } from './server.js';
 
 console.log = console.error;
@@ -23,7 +23,7 @@ console.debug = console.error;
 
 const STATIC_READER: Reader = Object.freeze({ boundUser: null });
 
-/** Counts requests read and not yet answered, so closing stdin does not cut off an answer on its way; screens tools/call's arguments (call-screen.ts). */
+/** Counts requests read and not yet answered, so closing stdin does not cut off an answer on its way. */
 class AnsweringStdioTransport extends StdioServerTransport {
   private pending = 0;
   private idle: (() => void) | null = null;
@@ -33,9 +33,7 @@ class AnsweringStdioTransport extends StdioServerTransport {
     const deliver = this.onmessage;
     this.onmessage = (message: JSONRPCMessage) => {
       if ('method' in message && 'id' in message) this.pending++;
-      const screened = screenToolCall(message);
-      if (screened === null) deliver?.(message);
-      else this.send(screened).catch((error) => log.error('mcp answer not sent', describeError(error)));
+      deliver?.(message);
     };
   }
 
@@ -106,6 +104,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void close('SIGINT'));
   process.on('SIGHUP', () => void close('SIGHUP'));
   await server.connect(transport);
+  // Screened inside the count: a screened call's answer is counted as answered.
+  screenToolCalls(transport);
   transport.countRequests();
   log.info('mcp serving on stdio', { timeZone: resolved.timeZone, multiUser: resolved.multiUser, embedded: embedded !== null });
 }

@@ -110,15 +110,29 @@ export async function registerTypes(db: Queryable, identifiers: readonly string[
  * use the smallint ids up with made-up identifiers (the receiver then drops
  * such lines, as the protocol allows). Its id, or null when there is no room.
  */
-export async function registerUnknownType(db: Queryable, identifier: string, heldMax: number): Promise<number | null> {
-  await db.query(
-    `INSERT INTO sample_types (identifier)
-     SELECT $1::text WHERE NOT EXISTS (SELECT 1 FROM sample_types WHERE identifier = $1) AND (SELECT count(*) FROM sample_types) < $2
-     ON CONFLICT (identifier) DO NOTHING`,
-    [identifier, heldMax],
-  );
-  const { rows } = await db.query<{ type_id: number }>('SELECT type_id FROM sample_types WHERE identifier = $1', [identifier]);
-  return rows[0]?.type_id ?? null;
+export async function registerUnknownType(pool: pg.Pool, identifier: string, heldMax: number): Promise<number | null> {
+  const { rows } = await pool.query<{ type_id: number }>('SELECT type_id FROM sample_types WHERE identifier = $1', [identifier]);
+  if (rows.length > 0) return rows[0].type_id;
+  // Counted and inserted under one lock, so that batches registering at once cannot pass the limit together.
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('healthd.sample_types.held'))`);
+    await client.query(
+      `INSERT INTO sample_types (identifier)
+       SELECT $1::text WHERE NOT EXISTS (SELECT 1 FROM sample_types WHERE identifier = $1) AND (SELECT count(*) FROM sample_types) < $2
+       ON CONFLICT (identifier) DO NOTHING`,
+      [identifier, heldMax],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  const { rows: after } = await pool.query<{ type_id: number }>('SELECT type_id FROM sample_types WHERE identifier = $1', [identifier]);
+  return after[0]?.type_id ?? null;
 }
 
 /** Registers the sources (new ones get an id) and answers each with its id. */
