@@ -3,7 +3,7 @@
 // setting and what is wrong with it. The server, `npm run import`, `npm run
 // demo` and `npm run migrate` each take the group of settings they use.
 import { resolve } from 'node:path';
-import { isValidZone } from './core/local-days.js';
+import { isValidZone, zoneSpelling } from './core/local-days.js';
 import { canonicalUuid } from './core/uuid.js';
 import { TUNABLES, type Tunables } from './limits.js';
 
@@ -113,7 +113,7 @@ function corsOrigins(env: Env): string[] {
 function timeZone(env: Env): string {
   const zone = env.SERVICE_TIME_ZONE || 'UTC';
   if (!isValidZone(zone)) throw new ConfigError('SERVICE_TIME_ZONE must be an IANA time zone such as Europe/Berlin');
-  return zone;
+  return zoneSpelling(zone);
 }
 
 /** SERVICE_TIME_ZONE (UTC when unset), and whether it was set: unset, a command follows the stored zone (servingZone). */

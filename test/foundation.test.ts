@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { INGEST } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { person, validPaths } from './support/faults.js';
 import { OPERATIONS } from './support/operations.js';
@@ -183,6 +184,26 @@ describe('single-user server', () => {
       assert.equal(status, 400, query);
       assert.deepEqual(Object.keys(body), ['error']);
     }
+  });
+
+  test('names are read up to the length a writer may store; offset up to the largest exact integer; both limits in /openapi.json', async () => {
+    // A type or activity type as long as the receiver stores (INGEST.nameChars) is asked like any: unknown here, not too long.
+    const longest = 'HKQuantityTypeIdentifier' + 'L'.repeat(INGEST.nameChars - 24);
+    const asked = await server.getJson(`/v1/metrics/latest?types=${longest}`);
+    assert.equal(asked.status, 400);
+    assert.match(asked.body.error, /^unknown type: /);
+    const tooLong = await server.getJson(`/v1/metrics/latest?types=${longest}L`);
+    assert.deepEqual(tooLong.body, { error: `types must be at most ${INGEST.nameChars} characters` });
+    const workouts = await server.getJson(`/v1/workouts?activityType=${'x'.repeat(INGEST.nameChars)}`);
+    assert.equal(workouts.status, 200);
+    const offset = await server.getJson(`/v1/workouts?offset=${Number.MAX_SAFE_INTEGER + 1}`);
+    assert.deepEqual(offset.body, { error: `offset must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}` });
+    const openapi = (await server.getJson('/openapi.json', { token: null })).body;
+    const parameter = (path: string, name: string) => openapi.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    assert.equal(parameter('/v1/samples', 'type').maxLength, INGEST.nameChars);
+    assert.equal(parameter('/v1/workouts', 'activityType').maxLength, INGEST.nameChars);
+    assert.equal(parameter('/v1/metrics/latest', 'types').items.maxLength, INGEST.nameChars);
+    assert.equal(parameter('/v1/workouts', 'offset').maximum, Number.MAX_SAFE_INTEGER);
   });
 
   test('OpenAPI 3.1 document validates and lists exactly the operations, each at its path', async () => {
@@ -451,6 +472,19 @@ describe('settings refused at start', () => {
       } finally {
         await server.stop();
       }
+      // The same zone spelt another way (its case, an alias) is that zone, not a disagreement; europe/berlin is served as Europe/Berlin.
+      for (const [spelt, served] of [['europe/berlin', 'Europe/Berlin'], ['Europe/Berlin', 'Europe/Berlin']]) {
+        const same = await startServer({ databaseUrl: berlin.url, env: { SERVICE_TIME_ZONE: spelt } });
+        try {
+          assert.equal((await same.getJson('/v1/users')).body.timeZone, served);
+        } finally {
+          await same.stop();
+        }
+      }
+      await berlin.query(`UPDATE settings SET value = 'US/Eastern' WHERE key = 'time_zone'`);
+      const alias = await startServer({ databaseUrl: berlin.url, env: { SERVICE_TIME_ZONE: 'America/New_York' } });
+      await alias.stop();
+      await berlin.query(`UPDATE settings SET value = 'Europe/Berlin' WHERE key = 'time_zone'`);
       const { code, output } = await runServerExpectingExit({ ...base(), DATABASE_URL: berlin.url, SERVICE_TIME_ZONE: 'UTC' });
       assert.equal(code, 1);
       assert.match(output.trim(), /^healthd: SERVICE_TIME_ZONE is UTC but the stored days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin \(or leave it unset\), or use another database \(DATABASE_URL\)$/);

@@ -560,3 +560,17 @@ describe('bad inputs are tool errors naming the problem', () => {
     assert.equal((await toolJson(client, 'list_users')).users.length, 2);
   });
 });
+
+describe('a type a writer stored that the registry does not know', () => {
+  // Last in the file: it adds a type to the catalog the tests above compare.
+  const CUSTOM = 'HKQuantityTypeIdentifierAuditCustom';
+  test('the tools read it as the routes do (list_available_types says which); one never stored is still unknown', async () => {
+    await db.query(`INSERT INTO sample_types (type_id, identifier) VALUES (100, $1)`, [CUSTOM]);
+    await db.query(`INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES ($1, $2, 100, $3, $3, 4.5, 1)`, [A, uuid(900), MAR8 + 60 * MIN]);
+    const latest = await toolJson(client, 'get_latest_metrics', { types: [CUSTOM] });
+    assert.deepEqual(latest.metrics.map((m: any) => [m.identifier, m.value]), [[CUSTOM, 4.5]]);
+    const samples = await toolJson(client, 'get_samples', { type: CUSTOM, start_date: '2026-03-08', end_date: '2026-03-08' });
+    assert.deepEqual(samples.samples, [['2026-03-08T01:00:00-05:00', '2026-03-08T01:00:00-05:00', 4.5, 'Watch']]);
+    assert.match(await toolError(client, 'get_latest_metrics', { types: ['HKQuantityTypeIdentifierNeverStored'] }), /^unknown type: HKQuantityTypeIdentifierNeverStored/);
+  });
+});

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '../src/db/embedded.js';
 import { tmpRoot } from './support/db.js';
@@ -192,7 +193,7 @@ function runningPostmaster(dataDir: string): number | null {
   }
 }
 
-test('a server or import killed outright leaves its PostgreSQL running: the next start or import stops it and goes on; a hang-up stops it cleanly', { timeout: 180_000 }, async () => {
+test('a server or import killed outright leaves its PostgreSQL running: the next start or import stops it and goes on; a hang-up stops it cleanly; EMBEDDED_PG_PORT taken is refused in one line', { timeout: 180_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpRoot(), 'orphan-'));
   const pgPort = await freePort();
   const orphaned = /embedded database: stopping the cluster that process \d+, now gone, left running \(PostgreSQL pid \d+\)/;
@@ -219,6 +220,17 @@ test('a server or import killed outright leaves its PostgreSQL running: the next
     const hungUp = await startWithoutSettings(dataDir, pgPort);
     assert.equal(await hungUp.stop('SIGHUP'), '0');
     assert.equal(runningPostmaster(dataDir), null, 'SIGHUP stopped the cluster');
+    // Another program on EMBEDDED_PG_PORT: refused in one line naming the setting, as the other ports are.
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(pgPort, '127.0.0.1', resolve));
+    try {
+      const refused = await runServerExpectingExit({ HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' }, 60_000);
+      assert.equal(refused.code, 1, refused.output);
+      assert.equal(refused.output.trim(), `healthd: EMBEDDED_PG_PORT ${pgPort} is in use by another program: set EMBEDDED_PG_PORT to a free port`);
+    } finally {
+      squatter.close();
+    }
+    assert.equal(runningPostmaster(dataDir), null);
   } finally {
     const left = runningPostmaster(dataDir);
     if (left !== null) process.kill(left, 'SIGINT');

@@ -27,6 +27,27 @@ export function isValidZone(zone: string): boolean {
   return IANAZone.isValidZone(zone);
 }
 
+/** A valid zone's canonical IANA name: Europe/Berlin for europe/berlin, America/New_York for US/Eastern. */
+function canonicalZone(zone: string): string {
+  return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+}
+
+/**
+ * Whether two zone names (valid ones; a stored one may be null) name the same
+ * zone: zone names are matched without regard to case, and an alias is the
+ * zone it stands for, so europe/berlin is never refused as another zone than
+ * the Europe/Berlin stored.
+ */
+export function sameZone(a: string | null, b: string): boolean {
+  return a !== null && (a === b || canonicalZone(a) === canonicalZone(b));
+}
+
+/** A valid zone name spelt as the zone database spells it (europe/berlin → Europe/Berlin); an alias stays the alias it is. */
+export function zoneSpelling(zone: string): string {
+  const canonical = canonicalZone(zone);
+  return canonical.toLowerCase() === zone.toLowerCase() ? canonical : zone;
+}
+
 // localDayOf runs once per row in several routes (mood entries, sleep nights)
 // and luxon's zone lookup costs 5–50 µs a call (it asks Intl for the offset).
 // So offsets are cached per zone and UTC quarter hour, but only for a quarter

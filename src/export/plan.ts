@@ -9,7 +9,7 @@ import { dailyMetricTypes, type DailyMetricType } from '../core/registry.js';
 import { errors } from '../errors.js';
 import { exportCapDays } from '../limits.js';
 import { checkRange, requireKnownTypes, requireSampleType } from '../params/checks.js';
-import { End, Enum, Start, TypeList } from '../schemas/common.js';
+import { End, Enum, Name, Start, TypeList } from '../schemas/common.js';
 import { knownTypes } from '../reads/types.js';
 import type { Db } from '../db/pool.js';
 
@@ -26,8 +26,8 @@ export const ExportParams = Type.Object({
   start: Start(),
   end: End(),
   types: Type.Optional(TypeList('daily_metrics only, and required there: type identifiers, kept in this order.')),
-  type: Type.Optional(Type.String({ minLength: 1, description: 'samples only, and required there: exactly one sample type identifier.' })),
-  activityType: Type.Optional(Type.String({ minLength: 1, description: 'workouts and routes only, optional: only workouts of this activity type (exact match).' })),
+  type: Type.Optional(Name('samples only, and required there: exactly one sample type identifier.')),
+  activityType: Type.Optional(Name('workouts and routes only, optional: only workouts of this activity type (exact match).')),
 });
 
 export interface ExportPlan {

@@ -29,6 +29,7 @@ import { beginUncountedWrites, endUncountedWrites, recountSamples, recoverStaleC
 import { replaceOnlyUsers } from '../db/writes/demo.js';
 import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
+import { sameZone } from '../core/local-days.js';
 
 export interface ImportOptions {
   /** export.zip, an export.xml, or the extracted folder. */
@@ -109,7 +110,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     if (replacedDemo) warn(`import: the embedded database held only the demo data: replaced by this import (days cut in ${options.timeZone})`);
     claimedZone = !replacedDemo && (await storedTimeZone(client)) === null;
     const storedZone = await claimTimeZone(client, options.timeZone);
-    if (storedZone !== options.timeZone) {
+    if (!sameZone(storedZone, options.timeZone)) {
       throw new ImportUsageError(zoneMismatch(options.timeZone, storedZone, options.embeddedDatabase === true));
     }
     await ensureUsers(client, [userId], Date.now());

@@ -2,7 +2,7 @@
 // which tool reads a type it named where that type does not belong.
 import { z } from 'zod';
 import { isUuid } from '../core/uuid.js';
-import { typeInfo, type TypeKind } from '../core/registry.js';
+import { kindOfIdentifier, type TypeKind } from '../core/registry.js';
 import { MCP, POINTS } from '../limits.js';
 import { ToolError } from './tool.js';
 
@@ -53,11 +53,16 @@ export const TOOL_FOR_KIND: Readonly<Record<TypeKind, string>> = {
   activitySummary: 'get_activity_rings',
 };
 
-/** Refuses an identifier no registry entry knows. */
+/**
+ * The kind of a type identifier, refusing one that is no HealthKit name. One
+ * the registry does not know takes its kind from its prefix, as the catalog
+ * lists it (a writer may have stored it): the route behind then answers
+ * whether it is stored.
+ */
 export function knownType(identifier: string): TypeKind {
-  const info = typeInfo(identifier);
-  if (!info) throw new ToolError(`unknown type: ${identifier} (list_available_types shows the stored types; the healthd://types resource every known one)`);
-  return info.kind;
+  const kind = kindOfIdentifier(identifier);
+  if (kind === undefined) throw new ToolError(`unknown type: ${identifier} (list_available_types shows the stored types; the healthd://types resource every known one)`);
+  return kind;
 }
 
 /** Refuses an identifier that has no daily or latest values. */

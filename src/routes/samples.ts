@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { samplesPageColumns } from '../db/queries/samples.js';
 import { PAGE, RANGE_CAP_DAYS } from '../limits.js';
 import { checkRange, requireSampleType } from '../params/checks.js';
-import { End, Limit, Offset, Start } from '../schemas/common.js';
+import { End, Limit, Name, Offset, Start } from '../schemas/common.js';
 import { SamplesPage } from '../schemas/resources.js';
 import { EXAMPLE } from '../schemas/examples.js';
 import { defineRoute } from './route.js';
@@ -26,7 +26,7 @@ export const samplesRoute = defineRoute({
     `limit default ${PAGE.samples.default}, at most ${PAGE.samples.max} (larger values are clamped); nextOffset = offset + the samples on this page, ` +
     'and a page with fewer samples than limit is the last.',
   params: Type.Object({
-    type: Type.String({ minLength: 1, description: 'Exactly one sample type identifier.' }),
+    type: Name('Exactly one sample type identifier.'),
     start: Start(),
     end: End(),
     limit: Limit(PAGE.samples, 'Samples'),

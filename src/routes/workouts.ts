@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { workoutsPageBody } from '../db/queries/workouts.js';
 import { PAGE } from '../limits.js';
 import { checkRange } from '../params/checks.js';
-import { End, Limit, Offset, Start } from '../schemas/common.js';
+import { End, Limit, Name, Offset, Start } from '../schemas/common.js';
 import { WorkoutsResponse } from '../schemas/resources.js';
 import { defineRoute } from './route.js';
 import { EXAMPLE, EXAMPLE_WORKOUT } from '../schemas/examples.js';
@@ -21,7 +21,7 @@ export const workoutsRoute = defineRoute({
   params: Type.Object({
     start: Type.Optional(Start('Only workouts starting at or after this instant, epoch ms.')),
     end: Type.Optional(End('Only workouts starting before this instant, epoch ms; must be after start when both are given.')),
-    activityType: Type.Optional(Type.String({ minLength: 1, description: 'Only workouts of this activity type (exact match), such as running.' })),
+    activityType: Type.Optional(Name('Only workouts of this activity type (exact match), such as running.')),
     limit: Limit(PAGE.workouts, 'Workouts'),
     offset: Offset(),
   }),

@@ -9,7 +9,7 @@
 // The parameter parser, /openapi.json and /docs all read them from here.
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox';
 import { isUuid } from '../core/uuid.js';
-import { MAX_EPOCH_MS, POINTS, TYPES_PER_LIST } from '../limits.js';
+import { INGEST, MAX_EPOCH_MS, POINTS, TYPES_PER_LIST } from '../limits.js';
 
 FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date', (value) => /^\d{4}-\d{2}-\d{2}$/.test(value));
@@ -23,7 +23,10 @@ export const Start = (description = 'Range start, epoch ms (inclusive).') => Epo
 export const End = (description = 'Range end, epoch ms (exclusive); must be after start.') => EpochMs(description);
 
 export const Offset = () =>
-  Type.Integer({ minimum: 0, default: 0, description: 'Rows to skip; pass the previous nextOffset.' });
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Rows to skip; pass the previous nextOffset.' });
+
+/** A type identifier or an activity type: a name the store indexes, so one longer than a writer may store (INGEST.nameChars) names nothing. */
+export const Name = (description?: string) => Type.String({ minLength: 1, maxLength: INGEST.nameChars, description });
 
 /** A page size (limits.ts PAGE): given or defaulted, never absent. */
 export const Limit = (page: { default: number; max: number }, what: string) =>
@@ -44,7 +47,7 @@ export const MaxPoints = (what: string) =>
   });
 
 export const TypeList = (description: string) =>
-  Type.Array(Type.String({ minLength: 1 }), {
+  Type.Array(Name(), {
     minItems: 1,
     maxItems: TYPES_PER_LIST,
     'x-style': 'list',

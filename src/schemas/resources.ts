@@ -25,7 +25,7 @@ export const Index = Type.Object(
 export const Health = Type.Object(
   {
     ok: Type.Boolean(),
-    db: Type.Boolean({ description: 'Whether the database answered a ping in the last two seconds.' }),
+    db: Type.Boolean({ description: 'Whether the database answered its latest ping (the status is cached for HEALTH_CACHE_MS: the operation says how long).' }),
   },
   { $id: 'Health' },
 );

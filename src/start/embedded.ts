@@ -18,6 +18,7 @@ import { hasUsers, preferredUser, replaceOnlyUsers } from '../db/writes/demo.js'
 import { storedTimeZone } from '../db/writes/setup.js';
 import { demoUserId } from '../demo/ids.js';
 import { log } from '../log.js';
+import { sameZone } from '../core/local-days.js';
 
 /** The demo an empty embedded database gets. */
 export const EMBEDDED_DEMO = { users: 3, days: 90, seed: 1 } as const;
@@ -70,7 +71,7 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
       };
       if (!(await hasUsers(admin))) {
         await loadDemo('loading demo data (once, into the empty embedded database)');
-      } else if (config.timeZoneSet && (await storedTimeZone(admin)) !== config.timeZone && (await replaceOnlyUsers(admin, embeddedDemoUsers(), config.timeZone))) {
+      } else if (config.timeZoneSet && !sameZone(await storedTimeZone(admin), config.timeZone) && (await replaceOnlyUsers(admin, embeddedDemoUsers(), config.timeZone))) {
         // Nothing but the demo was cut in the stored zone: it gives way to the zone now set, as it does to a first import.
         await loadDemo(`the demo data was cut in another zone: making it again in ${config.timeZone} (SERVICE_TIME_ZONE)`);
       }

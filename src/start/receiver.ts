@@ -17,6 +17,7 @@ import { PROTOCOL_DEFAULT_USER } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { ResolvedConfig } from '../services.js';
 import { uploadAuthenticator, type TokenStore } from '../tokens/store.js';
+import { sameZone } from '../core/local-days.js';
 
 export interface RunningReceiver {
   server: IngestServer;
@@ -71,7 +72,7 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
       throw new ConfigError(`INGEST_DATABASE_URL: its login lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}; grant it the healthd_writer role`);
     }
     const zone = await claimTimeZone(pool, config.timeZone);
-    if (zone !== config.timeZone) throw new ConfigError(zoneMismatch(config.timeZone, zone, !config.database.url));
+    if (!sameZone(zone, config.timeZone)) throw new ConfigError(zoneMismatch(config.timeZone, zone, !config.database.url));
     const server = createIngestServer(uws, {
       store: { pool, names: new NameIds(namesPool), timeZone: config.timeZone },
       authenticate: uploadAuthenticator(parts.tokens, config.ingest.uploadToken),

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { ConfigError } from '../config.js';
 import { storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import type { Services } from '../services.js';
+import { sameZone } from '../core/local-days.js';
 
 /** Refuses with the way out when the stored zone differs, or the database has no schema or cannot be read. */
 export async function checkStoredZone(services: Services): Promise<void> {
@@ -17,7 +18,7 @@ export async function checkStoredZone(services: Services): Promise<void> {
     throw new ConfigError(`DATABASE_URL: cannot read the database (${code ?? (error as Error).message})`);
   }
   const configured = services.config.timeZone;
-  if (zone !== null && zone !== configured) {
+  if (zone !== null && !sameZone(zone, configured)) {
     throw new ConfigError(zoneMismatch(configured, zone, !services.config.database.url));
   }
 }
