@@ -522,8 +522,8 @@ function bigExport(): Promise<string> {
   return bigZip;
 }
 
-/** Runs the import of the big export into `target` in batches of 1000 and stops it with `signal` once 3000 samples are in. */
-async function stoppedImport(target: TestDatabase, signal: NodeJS.Signals) {
+/** Runs the import of the big export into `target` in batches of 1000 and stops it with `signal` (or `signal()`) once 3000 samples are in. */
+async function stoppedImport(target: TestDatabase, signal: NodeJS.Signals | (() => Promise<unknown>)) {
   let stop: (signal?: NodeJS.Signals) => void = () => {};
   let exited = false;
   const run = importCli(['--user', USER, await bigExport()], { DATABASE_URL: target.url, SERVICE_TIME_ZONE: ZONE, HEALTHD_IMPORT_BATCH_ROWS: '1000' }, (k) => (stop = k));
@@ -533,9 +533,22 @@ async function stoppedImport(target: TestDatabase, signal: NodeJS.Signals) {
     stored = Number((await target.query<{ n: string }>('SELECT count(*) AS n FROM samples'))[0].n);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  stop(signal);
+  if (typeof signal === 'function') await signal();
+  else stop(signal);
   return run;
 }
+
+test('a database that goes away mid-import (its sessions ended) stops the import in one line, not a crash', async () => {
+  const goneDb = await createTestDatabase();
+  try {
+    const run = await stoppedImport(goneDb, () => goneDb.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()'));
+    assert.equal(run.code, 1, run.stderr);
+    assert.doesNotMatch(run.stderr, /Unhandled 'error' event|node:events|^\s+at /m);
+    assert.match(run.stderr, /^import: /m);
+  } finally {
+    await goneDb.drop();
+  }
+});
 
 test('stopped by SIGTERM mid-way, an import leaves what it stored counted for the catalog', async () => {
   const stoppedDb = await createTestDatabase();

@@ -96,6 +96,7 @@ export async function readBackDailyAggregates(options: ReadBackOptions, writer: 
     lowestPriority = Math.max(lowestPriority, priority);
   }
   const reader = new pg.Client({ connectionString: options.databaseUrl });
+  reader.on('error', () => {}); // its queries fail instead (importer.ts)
   await reader.connect();
   try {
     for (const setting of READ_BACK_SESSION_SQL) await reader.query(setting);

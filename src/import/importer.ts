@@ -97,6 +97,9 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
   const { userId, signal } = options;
   const files = await openArchive(options.path);
   const client = new pg.Client({ connectionString: options.databaseUrl });
+  // A session that ends under it (the database shut down, as on a terminal's Ctrl-C, which reaches PostgreSQL too)
+  // fails the query running on it, which unwinds the import: not an unhandled event that kills the process.
+  client.on('error', () => {});
   let loader: SampleLoader | null = null;
   const report = new ImportReport();
   const progress = new Progress(options.out, files.xml.label, files.xml.size);
