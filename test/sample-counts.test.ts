@@ -83,6 +83,29 @@ test('every kind of write to samples leaves the counts the table holds', async (
   await assertCounted('rollback');
 });
 
+test('a login that may not set session_replication_role is not made to try (a refused SET is an ERROR in PostgreSQL\'s log for every session)', async () => {
+  const login = `no_replica_${process.pid}`;
+  await own.db.query(`CREATE ROLE ${login} LOGIN PASSWORD 'pw-${process.pid}'`);
+  const url = new URL(own.db.url);
+  url.username = login;
+  url.password = `pw-${process.pid}`;
+  const session = new pg.Client({ connectionString: url.toString() });
+  await session.connect();
+  const sent: string[] = [];
+  const query = session.query.bind(session) as (...args: unknown[]) => unknown;
+  (session as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    sent.push(String(args[0]));
+    return query(...args);
+  };
+  try {
+    assert.equal(await skipForeignKeyChecks(session, 'samples'), false);
+    assert.deepEqual(sent.filter((text) => /SET session_replication_role/.test(text)), []);
+  } finally {
+    await session.end();
+    await own.db.query(`DROP ROLE ${login}`);
+  }
+});
+
 test('a session that skips foreign-key checks skips the counting too; a recount then makes the counts right', async () => {
   const session = new pg.Client({ connectionString: own.db.url });
   await session.connect();
