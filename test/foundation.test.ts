@@ -487,7 +487,18 @@ describe('settings refused at start', () => {
       await berlin.query(`UPDATE settings SET value = 'Europe/Berlin' WHERE key = 'time_zone'`);
       const { code, output } = await runServerExpectingExit({ ...base(), DATABASE_URL: berlin.url, SERVICE_TIME_ZONE: 'UTC' });
       assert.equal(code, 1);
-      assert.match(output.trim(), /^healthd: SERVICE_TIME_ZONE is UTC but the stored days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin \(or leave it unset\), or use another database \(DATABASE_URL\)$/);
+      // No data is stored yet: the zone may still change, and the refusal says how.
+      assert.match(
+        output.trim(),
+        /^healthd: SERVICE_TIME_ZONE is UTC but the stored days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin \(or leave it unset\), or use another database \(DATABASE_URL\)\. No data is stored yet, so the zone may still change: stop every healthd using this database, run `DELETE FROM settings WHERE key = 'time_zone'` as the schema's owner, and start again with SERVICE_TIME_ZONE=UTC$/,
+      );
+      // Once data is stored, the zone is fixed: the refusal offers no such way.
+      await berlin.query(`INSERT INTO users VALUES ($1, 1)`, [DEFAULT_USER]);
+      await berlin.query(`INSERT INTO sample_types (type_id, identifier) VALUES (1, 'HKQuantityTypeIdentifierStepCount')`);
+      await berlin.query(`INSERT INTO daily_aggregates (user_id, type_id, day, sum) VALUES ($1, 1, '2026-03-08', 1)`, [DEFAULT_USER]);
+      const fixed = await runServerExpectingExit({ ...base(), DATABASE_URL: berlin.url, SERVICE_TIME_ZONE: 'UTC' });
+      assert.equal(fixed.code, 1);
+      assert.match(fixed.output.trim(), /^healthd: SERVICE_TIME_ZONE is UTC but the stored days are cut in Europe\/Berlin: set SERVICE_TIME_ZONE=Europe\/Berlin \(or leave it unset\), or use another database \(DATABASE_URL\)$/);
     } finally {
       await berlin.drop();
     }

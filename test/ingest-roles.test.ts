@@ -63,6 +63,19 @@ test('the corpus goes in through the writer login, and reads through the reader'
   assert.equal(users.body.users[0].batches, 8);
 });
 
+test('logins of their own start quietly; the schema owner\'s login for either side is said at start', async () => {
+  const quiet = server.output();
+  assert.doesNotMatch(quiet, /login may write the tables|owns the tables or is a superuser/);
+  const owner = await startServer({ databaseUrl: db.url, receiver: true, env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN, SERVICE_USER_ID: SYNC_USER } });
+  try {
+    const said = owner.output();
+    assert.match(said, /DATABASE_URL's login may write the tables \(the schema's owner or a superuser\): the read API's sessions are read-only whatever the login, but give it a login of its own in healthd_reader/);
+    assert.match(said, /INGEST_DATABASE_URL's login \(DATABASE_URL's when unset\) owns the tables or is a superuser: give the receiver a login of its own in healthd_writer/);
+  } finally {
+    await owner.stop();
+  }
+});
+
 test('the writer may not change the schema, nor update samples', async () => {
   const client = new pg.Client({ connectionString: loginUrl(WRITER) });
   await client.connect();
@@ -90,7 +103,7 @@ test('a receiver login without the writer role refuses the start, naming INGEST_
   assert.match(output, /^healthd: INGEST_DATABASE_URL: its login lacks samples INSERT, samples DELETE, workouts INSERT, …; grant it the healthd_writer role$/m);
 });
 
-test('tokens and import with the server\'s read login: refused, naming the login they need', async () => {
+test('tokens, import and migrate with the server\'s read login: refused, naming the login they need', async () => {
   const run = promisify(execFile);
   const tokens = await run(process.execPath, [join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js'), 'issue', '--user', SYNC_USER, '--name', 'x'], { env: { ...process.env, DATABASE_URL: loginUrl(READER) } }).catch((error) => error);
   assert.equal(tokens.code, 1);
@@ -98,6 +111,9 @@ test('tokens and import with the server\'s read login: refused, naming the login
   const imported = await importCli(['--user', SYNC_USER, join(process.cwd(), '..', 'shared', 'real-exports', 'en-2016-watch-excerpt.xml')], { DATABASE_URL: loginUrl(READER) });
   assert.notEqual(imported.code, 0);
   assert.match(imported.stderr, /cannot use the database at DATABASE_URL: permission denied for schema public \(run it with the login that ran `npm run migrate`/);
+  const migrated = await run(process.execPath, [join(process.cwd(), 'dist', 'src', 'migrate-cli.js')], { env: { ...process.env, DATABASE_URL: loginUrl(READER) } }).catch((error) => error);
+  assert.equal(migrated.code, 1);
+  assert.match(migrated.stderr, /^healthd migrate: permission denied for .* \(run it as the schema's owner, the login that owns the database or ran the first migration, not the server's read or receiver login\)$/m);
 });
 
 test('settings: the upload secret is refused when a placeholder, short, or the read token', async () => {

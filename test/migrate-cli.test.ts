@@ -66,7 +66,7 @@ test('a database owner that may not create roles: migrate applies the schema, th
       const first = runMigrate({ DATABASE_URL: url.toString() });
       assert.equal(first.status, 1, first.stdout + first.stderr);
       assert.match(first.stdout, /applied migrations 1, 2, 3, 4/);
-      assert.match(first.stderr, /^healthd migrate: the roles healthd_reader and healthd_writer are missing: this login may not create roles\. Run `npm run migrate` once as a login with CREATEROLE/);
+      assert.match(first.stderr, /^healthd migrate: the roles healthd_reader and healthd_writer are missing: this login may not create roles\. Run `npm run migrate` once as the schema's owner with CREATEROLE/);
       assert.match(first.stderr, /CREATE ROLE healthd_reader NOLOGIN; CREATE ROLE healthd_writer NOLOGIN;/);
       await admin.query('ALTER ROLE owner CREATEROLE');
       const second = runMigrate({ DATABASE_URL: url.toString() });

@@ -61,13 +61,20 @@ export async function missingRoles(connectionString: string): Promise<string[]> 
   }
 }
 
-const INSUFFICIENT_PRIVILEGE = '42501';
+export const INSUFFICIENT_PRIVILEGE = '42501';
 
 /**
  * What to add to a refusal from a command that writes the schema's tables
  * (migrate, import, tokens, demo) when the login may not: the way out. Empty
  * for any other error.
  */
+/** What a failed connection or statement says, for a one-line refusal: PostgreSQL's words and its code (never the connection string). */
+export function databaseFailure(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const words = typeof message === 'string' && message !== '' ? message : 'no answer';
+  return typeof code === 'string' ? `${words}, ${code}` : words;
+}
+
 export function ownerLoginHint(error: unknown): string {
   return (error as { code?: unknown }).code === INSUFFICIENT_PRIVILEGE
     ? ' (run it with the login that ran `npm run migrate`, the schema\'s owner, not the server\'s read or receiver login)'

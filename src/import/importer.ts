@@ -114,7 +114,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     claimedZone = !replacedDemo && (await storedTimeZone(client)) === null;
     const storedZone = await claimTimeZone(client, options.timeZone);
     if (!sameZone(storedZone, options.timeZone)) {
-      throw new ImportUsageError(zoneMismatch(options.timeZone, storedZone, options.embeddedDatabase === true));
+      throw new ImportUsageError(await zoneMismatch(client, options.timeZone, storedZone, options.embeddedDatabase === true));
     }
     await ensureUsers(client, [userId], Date.now());
     // The counts of users whose import was killed before it recounted them, now; then this user's marked stale

@@ -14,6 +14,7 @@ import type { Uws } from '../http/uws.js';
 import { NameIds } from '../ingest/names.js';
 import { createIngestServer, type IngestServer } from '../ingest/server.js';
 import { PROTOCOL_DEFAULT_USER } from '../limits.js';
+import { databaseFailure } from '../db/migrate.js';
 import { describeError, log } from '../log.js';
 import type { ResolvedConfig } from '../services.js';
 import { uploadAuthenticator, type TokenStore } from '../tokens/store.js';
@@ -66,13 +67,17 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
     try {
       missing = await missingWritePrivileges(pool);
     } catch (error) {
-      throw new ConfigError(`INGEST_DATABASE_URL: cannot use the database (${(error as { code?: string }).code ?? (error as Error).message})`);
+      throw new ConfigError(`INGEST_DATABASE_URL: cannot use the database (${databaseFailure(error)})`);
     }
     if (missing.length > 0) {
       throw new ConfigError(`INGEST_DATABASE_URL: its login lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}; grant it the healthd_writer role`);
     }
+    // healthd_writer has no TRUNCATE: a login that has it owns the tables or is a superuser.
+    if (config.database.url && (await pool.query<{ owns: boolean }>(`SELECT has_table_privilege('samples', 'TRUNCATE') AS owns`)).rows[0].owns) {
+      log.warn("INGEST_DATABASE_URL's login (DATABASE_URL's when unset) owns the tables or is a superuser: give the receiver a login of its own in healthd_writer (README: Your own PostgreSQL)");
+    }
     const zone = await claimTimeZone(pool, config.timeZone);
-    if (!sameZone(zone, config.timeZone)) throw new ConfigError(zoneMismatch(config.timeZone, zone, !config.database.url));
+    if (!sameZone(zone, config.timeZone)) throw new ConfigError(await zoneMismatch(pool, config.timeZone, zone, !config.database.url));
     const server = createIngestServer(uws, {
       store: { pool, names: new NameIds(namesPool), timeZone: config.timeZone },
       authenticate: uploadAuthenticator(parts.tokens, config.ingest.uploadToken),

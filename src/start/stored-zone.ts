@@ -3,9 +3,19 @@
 // SERVICE_TIME_ZONE is unset they follow the stored zone instead.
 import pg from 'pg';
 import { ConfigError } from '../config.js';
+import { databaseFailure } from '../db/migrate.js';
+import { log } from '../log.js';
 import { storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import type { Services } from '../services.js';
 import { sameZone } from '../core/local-days.js';
+
+/** Your own PostgreSQL: a read API login that may write (the schema's owner, a superuser) is said at start; its sessions stay read-only. */
+async function warnIfLoginWrites(services: Services): Promise<void> {
+  const { rows } = await services.pool.query<{ writes: boolean }>(`SELECT has_table_privilege('samples', 'INSERT') AS writes`);
+  if (rows[0].writes) {
+    log.warn("DATABASE_URL's login may write the tables (the schema's owner or a superuser): the read API's sessions are read-only whatever the login, but give it a login of its own in healthd_reader (README: Your own PostgreSQL)");
+  }
+}
 
 /** Refuses with the way out when the stored zone differs, or the database has no schema or cannot be read. */
 export async function checkStoredZone(services: Services): Promise<void> {
@@ -15,12 +25,13 @@ export async function checkStoredZone(services: Services): Promise<void> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === '42P01') throw new ConfigError('DATABASE_URL has no healthd schema; run `npm run migrate` first');
-    throw new ConfigError(`DATABASE_URL: cannot read the database (${code ?? (error as Error).message})`);
+    throw new ConfigError(`DATABASE_URL: cannot read the database (${databaseFailure(error)})`);
   }
   const configured = services.config.timeZone;
   if (zone !== null && !sameZone(zone, configured)) {
-    throw new ConfigError(zoneMismatch(configured, zone, !services.config.database.url));
+    throw new ConfigError(await zoneMismatch(services.pool, configured, zone, !services.config.database.url));
   }
+  if (services.config.database.url) await warnIfLoginWrites(services);
 }
 
 /**

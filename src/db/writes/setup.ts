@@ -28,10 +28,16 @@ export const holdsDataSql = (column: string): string => `(${DATA_TABLES.map((tab
 /**
  * The refusal of a SERVICE_TIME_ZONE other than the stored one, with the ways
  * out (`embedded`: the database is the embedded one of a data directory).
+ * Read from `db`: whether any data is stored yet, for the way out a zone
+ * stored before any data has (a server started without SERVICE_TIME_ZONE
+ * stores UTC).
  */
-export function zoneMismatch(configured: string, stored: string, embedded: boolean): string {
+export async function zoneMismatch(db: Queryable, configured: string, stored: string, embedded: boolean): Promise<string> {
   const elsewhere = embedded ? 'another data directory (HEALTHD_DATA_DIR) or your own PostgreSQL (DATABASE_URL)' : 'another database (DATABASE_URL)';
-  return `SERVICE_TIME_ZONE is ${configured} but the stored days are cut in ${stored}: set SERVICE_TIME_ZONE=${stored} (or leave it unset), or use ${elsewhere}`;
+  const refusal = `SERVICE_TIME_ZONE is ${configured} but the stored days are cut in ${stored}: set SERVICE_TIME_ZONE=${stored} (or leave it unset), or use ${elsewhere}`;
+  const { rows } = await db.query<{ holds: boolean }>(`SELECT ${DATA_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table})`).join(' OR ')} AS holds`);
+  if (rows[0].holds) return refusal;
+  return `${refusal}. No data is stored yet, so the zone may still change: stop every healthd using this database, run \`DELETE FROM settings WHERE key = 'time_zone'\` as the schema's owner, and start again with SERVICE_TIME_ZONE=${configured}`;
 }
 
 /**
