@@ -47,6 +47,14 @@ before(async () => {
      LIMIT 1`,
     [USERS[0], napStart],
   );
+  // The newest night's in-bed also from the watch, shorter than the phone's: the in-bed lane draws one source, as inBedMinutes counts one.
+  await db.query(
+    `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
+     SELECT b.user_id, gen_random_uuid(), b.type_id, b.start_ms + 900000, b.end_ms - 900000, 0, a.source_id
+     FROM (SELECT * FROM samples WHERE user_id = $1 AND value = 0 AND type_id = (SELECT type_id FROM sample_types WHERE identifier = 'HKCategoryTypeIdentifierSleepAnalysis') ORDER BY start_ms DESC LIMIT 1) b
+     CROSS JOIN LATERAL (SELECT source_id FROM samples WHERE user_id = b.user_id AND type_id = b.type_id AND value = 3 AND start_ms >= b.start_ms AND source_id IS DISTINCT FROM b.source_id LIMIT 1) a`,
+    [USERS[0]],
+  );
   server = await startServer({ databaseUrl: db.url, env: { SERVICE_USER_ID: USERS[0], SERVICE_MULTI_USER: 'true', SERVICE_TIME_ZONE: ZONE } });
   browser = await launchChromium();
   process.stdout.write(`# viewer screenshots: ${shots}\n`);
@@ -193,7 +201,10 @@ test('the week page shows the API\'s numbers for the same local days', async () 
       dd.getAttribute('data-field'),
       { value: dd.querySelector('.value')!.textContent, goal: dd.querySelector('.goal')?.textContent ?? null },
     ])),
+    ringTexts: ['move', 'moveTime', 'exercise', 'stand'].map((field) => a.querySelector(`dd[data-field="${field}"]`)?.textContent ?? null).filter((t) => t !== null),
   })));
+  // A ring with a goal names its unit, a day without a value too ("– / 400 kcal").
+  for (const card of cards) for (const text of card.ringTexts) if (/ \/ /.test(text!)) assert.match(text!, / (kcal|min|h)$/, `${card.date}: ${text}`);
   assert.deepEqual(cards.map((c) => c.date), [...week.dates].reverse(), 'today and the six days before it, newest first');
   let compared = 0;
   for (const card of cards) {
@@ -253,6 +264,9 @@ test('every page renders with data, without console errors or failed requests', 
   const h = Math.floor(Math.round(night.asleepMinutes) / 60);
   const m = String(Math.round(night.asleepMinutes) % 60).padStart(2, '0');
   assert.equal(sessions[0].asleep, `${h}:${m}`, 'the newest session\'s asleep time is the API\'s');
+  // Two sources recorded that night's time in bed: one is drawn, the one inBedMinutes counts.
+  const inBedBars = await tab.page.$$eval('article.session', (s) => s.map((e) => e.querySelectorAll('.stage-inbed').length));
+  assert.ok(inBedBars.every((bars) => bars <= 1), `in-bed bars per session: ${inBedBars.join(',')}`);
 
   await visit(tab, '#/workouts');
   const listed = await api('/v1/workouts?limit=50');
@@ -292,6 +306,30 @@ test('a workout\'s GPS track and streams draw', async () => {
   const gpx = await download;
   assert.equal(gpx.suggestedFilename(), `workout-${workout.uuid}.gpx`);
   assert.match(readFileSync((await gpx.path())!, 'utf8'), /^<\?xml[^>]*\?><gpx version="1\.1"/);
+  await close(tab);
+});
+
+test("a stream's hovered point is dated by the zone's day, not UTC's", async () => {
+  const tab = await openTab();
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  // An evening workout in New York: its instants fall on the next UTC day.
+  const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const localDay = (ms: number) => DateTime.fromMillis(ms, { zone: ZONE }).toISODate();
+  const evening = (await api('/v1/workouts?limit=200')).workouts.find(
+    (w: any) => w.availableMetrics.length > 0 && localDay(w.start) === localDay(w.end) && utcDay(w.start) !== localDay(w.start) && utcDay(w.end) !== localDay(w.end),
+  );
+  assert.ok(evening, 'the demo has a workout whose local day is not its UTC day');
+  await visit(tab, `#/workouts/${evening.uuid}`);
+  const over = await tab.page.waitForSelector('.stream figure[data-drawn="true"] .u-over');
+  const box = (await over.boundingBox())!;
+  await tab.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const shown = await tab.page.$eval('.stream figure[data-drawn="true"] .u-legend .u-series:first-child .u-value', (e) => e.textContent ?? '');
+  const expected = await tab.page.evaluate(
+    ({ ms, zone }) => new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: zone }).format(ms),
+    { ms: evening.start, zone: ZONE },
+  );
+  assert.ok(shown.startsWith(`${expected} `), `the legend reads "${shown}", the workout's local day is ${expected}`);
   await close(tab);
 });
 
@@ -345,6 +383,16 @@ test('the export form downloads a CSV whose first line is the header', async () 
   assert.ok(days.length > 0);
   assert.equal(lines.filter(Boolean).length, 1 + days.length, 'the header and a row per day of the form\'s default range (the last 7 days)');
   await tab.page.waitForSelector('#export-status:has-text("Saved")');
+  // 31 local days holding the fall-back day are 745 hours: past the server's 31 × 24 h, said before any request.
+  const requests: string[] = [];
+  tab.page.on('request', (request) => requests.push(request.url()));
+  await tab.page.selectOption('#dataset', 'samples');
+  await tab.page.fill('#from', '2025-10-15');
+  await tab.page.fill('#to', '2025-11-14');
+  await tab.page.click('#export button[type=submit]');
+  await tab.page.waitForSelector('#export-status:has-text("choose one day fewer")');
+  assert.match((await tab.page.textContent('#export-status'))!, /at most 31 × 24 hours in one file; these 31 days hold a clock change that makes them 745 hours/);
+  assert.deepEqual(requests.filter((url) => url.includes('/v1/export')), []);
   await close(tab);
 });
 

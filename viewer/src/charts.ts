@@ -6,6 +6,7 @@
 import uPlot from 'uplot';
 import { h } from './dom.js';
 import { dayLabel, timeOfDay } from './format.js';
+import { localDate } from './zone.js';
 
 export interface ChartSeries {
   label: string;
@@ -46,7 +47,8 @@ const DAY_INCREMENTS = [1, 2, 7, 14, 28, 56, 91, 182, 364].map((d) => d * DAY_MS
 const YEAR_SHOWN_FROM_MS = 180 * DAY_MS;
 
 function xLabel(ts: number, spec: ChartSpec, wide: boolean): string {
-  const date = new Date(ts).toISOString().slice(0, 10);
+  // A daily axis places each local date at its UTC midnight; any other axis holds instants, whose date is the zone's.
+  const date = spec.daily ? new Date(ts).toISOString().slice(0, 10) : localDate(ts, spec.zone);
   if (spec.daily) {
     const span = spec.data[0].length > 1 ? spec.data[0][spec.data[0].length - 1] - spec.data[0][0] : 0;
     return dayLabel(date, span > YEAR_SHOWN_FROM_MS ? { day: 'numeric', month: 'short', year: '2-digit' } : { day: 'numeric', month: 'short' });

@@ -78,20 +78,28 @@ function exportForm(context: Context, types: CatalogType[]): HTMLElement {
       return;
     }
     const days = (Date.parse(to.value) - Date.parse(from.value)) / 86_400_000 + 1;
-    if (days > exportCapDays(dataset.value)) {
-      status.textContent = `${dataset.selectedOptions[0]?.textContent ?? 'This dataset'}: at most ${exportCapDays(dataset.value)} days in one file; these are ${days}.`;
+    const start = dayStart(from.value, context.zone);
+    const end = dayStart(addDays(to.value, 1), context.zone);
+    const cap = exportCapDays(dataset.value);
+    const what = dataset.selectedOptions[0]?.textContent ?? 'This dataset';
+    if (days > cap) {
+      status.textContent = `${what}: at most ${cap} days in one file; these are ${days}.`;
+      return;
+    }
+    // The server caps the span at cap × 24 hours: a daylight-saving change that lengthens a day can take the last day past it.
+    if (end - start > cap * 86_400_000) {
+      status.textContent = `${what}: at most ${cap} × 24 hours in one file; these ${days} days hold a clock change that makes them ${(end - start) / 3_600_000} hours: choose one day fewer.`;
       return;
     }
     if (dataset.value === 'daily_metrics' && dailyTypes.selectedOptions.length === 0) {
       status.textContent = 'Choose at least one type.';
       return;
     }
-    const params: Record<string, string | number> = {
-      dataset: dataset.value,
-      format: format.value,
-      start: dayStart(from.value, context.zone),
-      end: dayStart(addDays(to.value, 1), context.zone),
-    };
+    if (dataset.value === 'samples' && sampleType.value === '') {
+      status.textContent = 'No raw samples are stored for this user.';
+      return;
+    }
+    const params: Record<string, string | number> = { dataset: dataset.value, format: format.value, start, end };
     if (dataset.value === 'daily_metrics') params.types = [...dailyTypes.selectedOptions].map((o) => o.value).join(',');
     if (dataset.value === 'samples') params.type = sampleType.value;
     submit.disabled = true;

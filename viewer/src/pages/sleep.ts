@@ -81,8 +81,10 @@ export async function sleepPage(context: Context, page: HTMLElement): Promise<vo
 
 function sessionCard(night: Night, nap: boolean, samples: Sample[], zone: string): HTMLElement {
   const inSession = samples.filter((s) => s.start >= night.start && s.end <= night.end);
-  const source = mostAsleepSource(inSession);
-  const drawn = inSession.filter((s) => s.value === 0 || s.source === source);
+  // Stages from the source that recorded the most sleep; in bed from the one that recorded the most in bed (as the API's inBedMinutes).
+  const source = mostSource(inSession, ASLEEP);
+  const inBedSource = mostSource(inSession, IN_BED);
+  const drawn = inSession.filter((s) => (s.value === 0 ? s.source === inBedSource : s.source === source));
   const s = night.stages;
   return h(
     'article',
@@ -97,12 +99,15 @@ function sessionCard(night: Night, nap: boolean, samples: Sample[], zone: string
 }
 
 /** The source with the most asleep time among the samples (the one whose stages the API reports). */
-function mostAsleepSource(samples: Sample[]): string | null {
-  const asleep = new Map<string | null, number>();
-  for (const s of samples) if (s.value !== null && ASLEEP.has(s.value)) asleep.set(s.source, (asleep.get(s.source) ?? 0) + s.end - s.start);
+const IN_BED = new Set([0]);
+
+/** The source whose samples of `values` cover the most time. */
+function mostSource(samples: Sample[], values: ReadonlySet<number>): string | null {
+  const time = new Map<string | null, number>();
+  for (const s of samples) if (s.value !== null && values.has(s.value)) time.set(s.source, (time.get(s.source) ?? 0) + s.end - s.start);
   let best: string | null = null;
   let most = -1;
-  for (const [source, ms] of asleep) if (ms > most) [best, most] = [source, ms];
+  for (const [source, ms] of time) if (ms > most) [best, most] = [source, ms];
   return best;
 }
 

@@ -55,7 +55,7 @@ function figure(field: string, label: string, value: string | null, goal?: strin
     h('dd', { 'data-field': field },
       value === null ? h('span', { class: 'value none' }, '–') : h('span', { class: 'value' }, value),
       goal ? ' / ' : null, goal ? h('span', { class: 'goal' }, goal) : null,
-      unit && value !== null ? ` ${unit}` : null),
+      unit && (value !== null || goal) ? ` ${unit}` : null),
   ];
 }
 
