@@ -13,7 +13,7 @@ import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
 import { startMcpListener, type RunningMcp } from './start/mcp.js';
 import { installShutdown } from './start/shutdown.js';
 import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
-import { checkStoredZone, servingZone } from './start/stored-zone.js';
+import { checkStoredZone, servingZone, warnIfLoginWrites } from './start/stored-zone.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
 function refuse(message: string): never {
@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   }
   const running = receiver();
   if (running) process.stdout.write(receiverBanner(resolved, running.port, embedded !== null));
+  await warnIfLoginWrites(services);
 }
 
 main().catch((error) => {

@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { importCli } from './support/import-cli.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
-import { fixtures, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
+import { waitFor } from './support/faults.js';
+import { fixtures, getIngest, postBatch, SYNC_USER, UPLOAD_TOKEN } from './support/ingest.js';
 import { runServerExpectingExit, startServer, TEST_TOKEN, type TestServer } from './support/server.js';
 
 const suffix = randomBytes(4).toString('hex');
@@ -64,11 +65,13 @@ test('the corpus goes in through the writer login, and reads through the reader'
 });
 
 test('logins of their own start quietly; the schema owner\'s login for either side is said at start', async () => {
+  await getIngest(server.ingestUrl, '/v1/capabilities');
   const quiet = server.output();
   assert.doesNotMatch(quiet, /login may write the tables|owns the tables or is a superuser/);
   const owner = await startServer({ databaseUrl: db.url, receiver: true, env: { SERVICE_UPLOAD_TOKEN: UPLOAD_TOKEN, SERVICE_USER_ID: SYNC_USER } });
   try {
-    const said = owner.output();
+    // Said once both listen, after the banner.
+    const said = await waitFor('the warnings', async () => (/healthd_reader[\s\S]*healthd_writer|healthd_writer[\s\S]*healthd_reader/.test(owner.output()) ? owner.output() : undefined));
     assert.match(said, /DATABASE_URL's login may write the tables \(the schema's owner or a superuser\): the read API's sessions are read-only whatever the login, but give it a login of its own in healthd_reader/);
     assert.match(said, /INGEST_DATABASE_URL's login \(DATABASE_URL's when unset\) owns the tables or is a superuser: give the receiver a login of its own in healthd_writer/);
   } finally {

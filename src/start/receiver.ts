@@ -72,10 +72,8 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
     if (missing.length > 0) {
       throw new ConfigError(`INGEST_DATABASE_URL: its login lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}; grant it the healthd_writer role`);
     }
-    // healthd_writer has no TRUNCATE: a login that has it owns the tables or is a superuser.
-    if (config.database.url && (await pool.query<{ owns: boolean }>(`SELECT has_table_privilege('samples', 'TRUNCATE') AS owns`)).rows[0].owns) {
-      log.warn("INGEST_DATABASE_URL's login (DATABASE_URL's when unset) owns the tables or is a superuser: give the receiver a login of its own in healthd_writer (README: Your own PostgreSQL)");
-    }
+    // healthd_writer has no TRUNCATE: a login that has it owns the tables or is a superuser (said once listening).
+    const ownsTables = config.database.url !== null && (await pool.query<{ owns: boolean }>(`SELECT has_table_privilege('samples', 'TRUNCATE') AS owns`)).rows[0].owns;
     const zone = await claimTimeZone(pool, config.timeZone);
     if (!sameZone(zone, config.timeZone)) throw new ConfigError(await zoneMismatch(pool, config.timeZone, zone, !config.database.url));
     const server = createIngestServer(uws, {
@@ -91,6 +89,7 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
     } catch (error) {
       throw new ConfigError(`SERVICE_INGEST_PORT: ${(error as Error).message}`);
     }
+    if (ownsTables) log.warn("INGEST_DATABASE_URL's login (DATABASE_URL's when unset) owns the tables or is a superuser: give the receiver a login of its own in healthd_writer (README: Your own PostgreSQL)");
     return { server, port, pool, close: () => Promise.all([pool.end(), namesPool.end()]).then(() => {}) };
   } catch (error) {
     await Promise.all([pool.end().catch(() => {}), namesPool.end().catch(() => {})]);

@@ -9,10 +9,14 @@ import { storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import type { Services } from '../services.js';
 import { sameZone } from '../core/local-days.js';
 
-/** Your own PostgreSQL: a read API login that may write (the schema's owner, a superuser) is said at start; its sessions stay read-only. */
-async function warnIfLoginWrites(services: Services): Promise<void> {
-  const { rows } = await services.pool.query<{ writes: boolean }>(`SELECT has_table_privilege('samples', 'INSERT') AS writes`);
-  if (rows[0].writes) {
+/** Your own PostgreSQL: a read API login that may write (the schema's owner, a superuser) is said once listening; its sessions stay read-only. */
+export async function warnIfLoginWrites(services: Services): Promise<void> {
+  if (!services.config.database.url) return;
+  const writes = await services.pool.query<{ writes: boolean }>(`SELECT has_table_privilege('samples', 'INSERT') AS writes`).then(
+    ({ rows }) => rows[0].writes,
+    () => false, // a database that cannot say now is the routes' and /healthz's to report
+  );
+  if (writes) {
     log.warn("DATABASE_URL's login may write the tables (the schema's owner or a superuser): the read API's sessions are read-only whatever the login, but give it a login of its own in healthd_reader (README: Your own PostgreSQL)");
   }
 }
@@ -31,7 +35,6 @@ export async function checkStoredZone(services: Services): Promise<void> {
   if (zone !== null && !sameZone(zone, configured)) {
     throw new ConfigError(await zoneMismatch(services.pool, configured, zone, !services.config.database.url));
   }
-  if (services.config.database.url) await warnIfLoginWrites(services);
 }
 
 /**
