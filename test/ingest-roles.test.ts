@@ -79,6 +79,19 @@ test('logins of their own start quietly; the schema owner\'s login for either si
   }
 });
 
+test('/healthz reads as the routes do: a read login that lost its privileges is down, and up again once they are back', async () => {
+  const health = async () => (await fetch(`${server.baseUrl}/healthz`)).status;
+  try {
+    assert.equal(await health(), 200);
+    await db.query(`REVOKE healthd_reader FROM ${READER}`);
+    await waitFor('/healthz 503', async () => (await health()) === 503);
+    await db.query(`GRANT healthd_reader TO ${READER}`);
+    await waitFor('/healthz 200', async () => (await health()) === 200);
+  } finally {
+    await db.query(`GRANT healthd_reader TO ${READER}`).catch(() => {});
+  }
+});
+
 test('the writer may not change the schema, nor update samples', async () => {
   const client = new pg.Client({ connectionString: loginUrl(WRITER) });
   await client.connect();

@@ -7,7 +7,8 @@
 // draw from one throttle.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
@@ -127,6 +128,13 @@ test('list shows them, the database holds only hashes, revoke stops a token with
   await within('the revoked device token is refused', async () => (await postBatch(ingestUrl, batch({}), { token: deviceToken })).status === 401);
   assert.match((await tokens('list')).stdout, /^1\s+upload.*Z\s+\S+Z$/m);
   await assert.rejects(tokens('revoke', '1'), /no active token 1/);
+  // Read by a reader that stops early (`npm run tokens -- list | head -1`): the closed pipe ends it quietly.
+  const child = spawn(process.execPath, [CLI, 'list'], { env: { ...process.env, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [code] = await once(child, 'close');
+  assert.deepEqual([code, stderr], [0, '']);
 });
 
 test('failed attempts on either port share one throttle: 429 before the token is compared', async () => {

@@ -1,5 +1,7 @@
 // Whether the database answers, for /healthz: one ping per cache window, so a
-// flood of health checks costs one query. A ping that does not answer
+// flood of health checks costs one query. The ping reads a table the routes
+// read, so a login that lost its privileges is down too, not only a database
+// that does not answer. A ping that does not answer
 // promptly counts as down; the next window pings again, so recovery needs no
 // restart.
 import type pg from 'pg';
@@ -35,7 +37,7 @@ export class DatabaseProbe {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), this.pingTimeoutMs);
     });
-    const query = this.pool.query('SELECT 1').then(
+    const query = this.pool.query('SELECT 1 FROM users LIMIT 1').then(
       () => true,
       () => false,
     );

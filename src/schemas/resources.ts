@@ -25,7 +25,7 @@ export const Index = Type.Object(
 export const Health = Type.Object(
   {
     ok: Type.Boolean(),
-    db: Type.Boolean({ description: 'Whether the database answered its latest ping (the status is cached for HEALTH_CACHE_MS: the operation says how long).' }),
+    db: Type.Boolean({ description: 'Whether the database answered its latest check, a read of a table the routes read with their login (the status is cached for HEALTH_CACHE_MS: the operation says how long).' }),
   },
   { $id: 'Health' },
 );

@@ -119,6 +119,12 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A reader that stops early (`npm run tokens -- list | head`) closes the pipe: nothing more to say, not a failure.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 try {
   await main(process.argv.slice(2));
 } catch (error) {
