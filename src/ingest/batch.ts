@@ -165,6 +165,9 @@ class LineReader {
   /** Resolves once the line after those taken (or the body's end) has come, without taking it. */
   async arrived(): Promise<void> {
     if (this.at < this.run.length) return;
+    // The run read is let go before waiting: it holds its chunk's text, which a batch waiting on PostgreSQL
+    // would otherwise keep through young-generation collections into the old one (a major collection every
+    // few hundred milliseconds under backfill).
     this.run = NO_LINES;
     this.at = 0;
     for (;;) {
@@ -178,20 +181,8 @@ class LineReader {
   }
 
   private async nextRun(): Promise<Line | null> {
-    // The run read is let go before waiting: it holds its chunk's text, which a batch waiting on PostgreSQL
-    // would otherwise keep through young-generation collections into the old one (a major collection every
-    // few hundred milliseconds under backfill).
-    this.run = NO_LINES;
-    this.at = 0;
-    for (;;) {
-      const result = await this.runs.next();
-      if (result.done) return null;
-      if (result.value.length > 0) {
-        this.run = result.value;
-        this.at = 1;
-        return result.value[0];
-      }
-    }
+    await this.arrived();
+    return this.at < this.run.length ? this.run[this.at++] : null;
   }
 }
 
@@ -246,7 +237,7 @@ class BatchWriter {
     if (this.unstorable.has(identifier)) return null;
     const id = this.store.names.typeId(identifier);
     if (typeof id === 'number') return id;
-    return Promise.resolve(id).then((resolved) => {
+    return id.then((resolved) => {
       if (resolved === null) this.unstorable.add(identifier);
       return resolved;
     });

@@ -21,7 +21,7 @@ export class NameIds {
   constructor(private readonly pool: pg.Pool) {}
 
   /** The type's id, registering it when new; null when it is unknown to the registry and there is no room for another type. */
-  typeId(identifier: string): number | null | Promise<number | null> {
+  typeId(identifier: string): number | Promise<number | null> {
     const known = this.types.get(identifier);
     if (known !== undefined) return known;
     const registered =

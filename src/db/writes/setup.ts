@@ -22,6 +22,9 @@ export async function claimTimeZone(db: Queryable, timeZone: string): Promise<st
 /** The tables of a user's data (a user with none holds nothing a zone cut into days; an upload's bookkeeping aside). */
 export const DATA_TABLES = ['samples', 'workouts', 'state_of_mind', 'daily_aggregates', 'activity_summaries', 'aggregate_buckets'] as const;
 
+/** SQL true when any user holds rows in any of DATA_TABLES (one row read a table). */
+const ANY_DATA_SQL = `(${DATA_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table})`).join(' OR ')})`;
+
 /** SQL true when user `column` holds rows in any of DATA_TABLES (one index probe a table). */
 export const holdsDataSql = (column: string): string => `(${DATA_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table} d WHERE d.user_id = ${column})`).join(' OR ')})`;
 
@@ -35,7 +38,7 @@ export const holdsDataSql = (column: string): string => `(${DATA_TABLES.map((tab
 export async function zoneMismatch(db: Queryable, configured: string, stored: string, embedded: boolean): Promise<string> {
   const elsewhere = embedded ? 'another data directory (HEALTHD_DATA_DIR) or your own PostgreSQL (DATABASE_URL)' : 'another database (DATABASE_URL)';
   const refusal = `SERVICE_TIME_ZONE is ${configured} but the stored days are cut in ${stored}: set SERVICE_TIME_ZONE=${stored} (or leave it unset), or use ${elsewhere}`;
-  const { rows } = await db.query<{ holds: boolean }>(`SELECT ${DATA_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table})`).join(' OR ')} AS holds`);
+  const { rows } = await db.query<{ holds: boolean }>(`SELECT ${ANY_DATA_SQL} AS holds`);
   if (rows[0].holds) return refusal;
   return `${refusal}. No data is stored yet, so the zone may still change: stop every healthd using this database, run \`DELETE FROM settings WHERE key = 'time_zone'\` as the schema's owner, and start again with SERVICE_TIME_ZONE=${configured}`;
 }
@@ -47,7 +50,7 @@ export async function zoneMismatch(db: Queryable, configured: string, stored: st
  */
 export async function releaseUnusedTimeZone(db: Queryable, timeZone: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    `DELETE FROM settings WHERE key = 'time_zone' AND value = $1 AND ${DATA_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')}`,
+    `DELETE FROM settings WHERE key = 'time_zone' AND value = $1 AND NOT ${ANY_DATA_SQL}`,
     [timeZone],
   );
   return rowCount === 1;
