@@ -12,6 +12,7 @@ import { DateTime } from 'luxon';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { connectHttp, toolError, toolJson, toolText } from './support/mcp.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
+import { INGEST } from '../src/limits.js';
 
 const ZONE = 'America/New_York';
 const A = DEFAULT_USER;
@@ -365,6 +366,10 @@ describe('each tool answers what its REST route answers', () => {
     assert.deepEqual(onDay.workouts.map((w: any) => w.uuid), bodyOnDay.workouts.map((w: any) => w.uuid));
     const fromDay = await toolJson(client, 'list_workouts', { start_date: '2026-03-09', activity_type: 'yoga' });
     assert.deepEqual(fromDay.workouts.map((w: any) => w.uuid), [YOGA]);
+    // As long a name as the route takes (and a writer stores) is a filter, not an error.
+    const longest = 'x'.repeat(INGEST.nameChars);
+    assert.deepEqual((await rest(`/v1/workouts?activityType=${longest}`)).workouts, []);
+    assert.deepEqual((await toolJson(client, 'list_workouts', { activity_type: longest })).workouts, []);
   });
 
   test('get_workout: statistics rounded, event instants local', async () => {
@@ -541,6 +546,8 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['missing input', 'get_sleep', { start_date: '2026-03-01' }, /end_date/],
     // Only the type is named: zod would also measure a string's characters against the list's cap, or a list against a name's.
     ['one type as a string, not a list', 'get_daily_metrics', { ...day, types: STEPS }, /: Invalid input: expected array, received string at types$/],
+    ['an activity type longer than a writer stores', 'list_workouts', { activity_type: 'x'.repeat(INGEST.nameChars + 1) }, /at most 255 characters.*activity_type/],
+    ['a type longer than a writer stores', 'get_samples', { type: 'HKQuantityTypeIdentifier' + 'x'.repeat(INGEST.nameChars), start_date: '2026-03-01', end_date: '2026-03-02' }, /at most 255 characters.*type/],
     ['a list for a name', 'list_workouts', { activity_type: Array(201).fill('running') }, /: Invalid input: expected string, received array at activity_type$/],
     ['before 1970', 'get_activity_rings', { start_date: '1969-12-01', end_date: '1970-01-05' }, /between 1970/],
     // An argument a tool does not take is named, never dropped (dropped, these would answer unfiltered, or for the default user).

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { isUuid } from '../core/uuid.js';
 import { kindOfIdentifier, type TypeKind } from '../core/registry.js';
-import { MCP, POINTS } from '../limits.js';
+import { INGEST, MCP, POINTS } from '../limits.js';
 import { ToolError } from './tool.js';
 
 export const UserInput = z
@@ -15,15 +15,21 @@ export const UserInput = z
 /**
  * zod runs a length check on any input that has a `length`: a string given for
  * a list of types would also hear "at most 10 types" (its characters counted),
- * a list given for a name "at most 200 characters". Each length check here
+ * a list given for a name "at most 255 characters". Each length check here
  * runs only on the type it measures.
  */
 export const ON_ARRAY = { when: (payload: { value: unknown }) => Array.isArray(payload.value) };
 export const ON_STRING = { when: (payload: { value: unknown }) => typeof payload.value === 'string' };
 
+/** A type identifier or an activity type: as long as a writer may store one (the routes' Name). */
+export const NameInput = z
+  .string()
+  .min(1, { message: 'must not be empty', ...ON_STRING })
+  .max(INGEST.nameChars, { message: `must be at most ${INGEST.nameChars} characters`, ...ON_STRING });
+
 export const TypesInput = (what: string) =>
   z
-    .array(z.string().min(1, { message: 'must not be empty', ...ON_STRING }))
+    .array(NameInput)
     .min(1, { message: 'must name at least one type', ...ON_ARRAY })
     .max(MCP.typesPerCall, { message: `must name at most ${MCP.typesPerCall} types`, ...ON_ARRAY })
     .describe(`${what} (1–${MCP.typesPerCall} HealthKit identifiers such as HKQuantityTypeIdentifierStepCount; list_available_types shows what is stored).`);

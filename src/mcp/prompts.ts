@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { lastNDays } from '../core/local-days.js';
 import { isUuid } from '../core/uuid.js';
+import { NameInput } from './inputs.js';
 
 export interface PromptMessage {
   role: 'user';
@@ -51,7 +52,7 @@ export const compareWorkouts: PromptSpec = {
   args: {
     first: optionalUuid('One workout (uuid from list_workouts).'),
     second: optionalUuid('The other workout.'),
-    activity_type: z.string().optional().describe('Without uuids: compare the two most recent workouts of this activity type (running, cycling…).'),
+    activity_type: NameInput.optional().describe('Without uuids: compare the two most recent workouts of this activity type (running, cycling…).'),
   },
   messages({ first, second, activity_type }) {
     const which =

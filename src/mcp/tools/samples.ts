@@ -8,7 +8,7 @@ import type { SamplesPage } from '../../schemas/resources.js';
 import { localTime, roundValue } from '../compact.js';
 import { DAY_MS } from '../../core/local-days.js';
 import { dayRange, LocalDate } from '../dates.js';
-import { knownType, Offset, ON_STRING, TOOL_FOR_KIND, UserInput } from '../inputs.js';
+import { knownType, NameInput, Offset, TOOL_FOR_KIND, UserInput } from '../inputs.js';
 import { defineTool, ToolError } from '../tool.js';
 import { SAMPLE_KINDS } from '../../core/registry.js';
 
@@ -21,7 +21,7 @@ export const getSamples = defineTool({
     'samples are rows of the columns named in columns: start and end (local time), value (canonical unit; for category types the integer whose name is label), source (app or device). ' +
     `limit rows per call (default ${MCP.defaultSamples}, at most ${PAGE.samples.max}); when a page is full, note says how to get the next one.`,
   input: {
-    type: z.string().min(1, { message: 'must not be empty', ...ON_STRING }).describe('One HealthKit identifier, e.g. HKQuantityTypeIdentifierHeartRate or HKCategoryTypeIdentifierSleepAnalysis.'),
+    type: NameInput.describe('One HealthKit identifier, e.g. HKQuantityTypeIdentifierHeartRate or HKCategoryTypeIdentifierSleepAnalysis.'),
     start_date: LocalDate('First local day, YYYY-MM-DD (inclusive).'),
     end_date: LocalDate(`Last local day, YYYY-MM-DD (inclusive); at most ${RANGE_CAP_DAYS.samples} days counted inclusively.`),
     limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(PAGE.samples.max, `must be at most ${PAGE.samples.max}`).default(MCP.defaultSamples).describe(`Samples per call: default ${MCP.defaultSamples}, at most ${PAGE.samples.max}.`),

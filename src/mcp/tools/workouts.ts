@@ -8,7 +8,7 @@ import { MCP, PAGE } from '../../limits.js';
 import type { WorkoutDetailT, WorkoutRouteResponseT, WorkoutSeriesResponse, WorkoutSummaryT, WorkoutsResponse } from '../../schemas/resources.js';
 import { compactFreeForm, localTime, roundAll, roundAltitude, roundCoordinate, roundValue, secondsFrom } from '../compact.js';
 import { dayBoundMs, dayRange, LocalDate } from '../dates.js';
-import { knownType, MaxPoints, Offset, ON_STRING, TypesInput, UserInput, WorkoutUuid } from '../inputs.js';
+import { knownType, MaxPoints, NameInput, Offset, TypesInput, UserInput, WorkoutUuid } from '../inputs.js';
 import { defineTool } from '../tool.js';
 
 function compactSummary(workout: WorkoutSummaryT, zone: string) {
@@ -50,7 +50,7 @@ export const listWorkouts = defineTool({
   input: {
     start_date: LocalDate('Only workouts starting on or after this local day, YYYY-MM-DD.').optional(),
     end_date: LocalDate('Only workouts starting on or before this local day, YYYY-MM-DD.').optional(),
-    activity_type: z.string().min(1, { message: 'must not be empty', ...ON_STRING }).max(200, { message: 'must be at most 200 characters', ...ON_STRING }).optional().describe('Only this activity type, exactly as listed (running, walking, cycling, swimming, hiking, yoga, traditionalStrengthTraining…).'),
+    activity_type: NameInput.optional().describe('Only this activity type, exactly as listed (running, walking, cycling, swimming, hiking, yoga, traditionalStrengthTraining…).'),
     limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(PAGE.workouts.max, `must be at most ${PAGE.workouts.max}`).default(MCP.defaultWorkouts).describe(`Workouts per call: default ${MCP.defaultWorkouts}, at most ${PAGE.workouts.max}.`),
     offset: Offset,
     user: UserInput,
