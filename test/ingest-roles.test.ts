@@ -143,3 +143,29 @@ test('settings: the upload secret is refused when a placeholder, short, or the r
     assert.match(output, message);
   }
 });
+
+test('a device token issued to a server whose receiver login lacks the writer role: said once, and the receiver starts once the role is granted', async () => {
+  const tokensCli = join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js');
+  const late = await startServer({ databaseUrl: loginUrl(READER), env: { SERVICE_USER_ID: SYNC_USER, INGEST_DATABASE_URL: loginUrl(NOBODY) } });
+  const run = promisify(execFile);
+  let tokenId = '';
+  try {
+    assert.doesNotMatch(late.output(), /receiver listening/);
+    const issued = await run(process.execPath, [tokensCli, 'issue', '--user', SYNC_USER, '--name', 'late phone'], { env: { ...process.env, DATABASE_URL: db.url } });
+    tokenId = /issued upload token (\d+)/.exec(issued.stderr)![1];
+    const refused = /could not start the sync receiver for the device tokens; tried again every 2 s.*its login lacks samples INSERT/;
+    await waitFor('the refusal in the log', async () => refused.test(late.output()));
+    // Re-read every 2 s, said once.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    assert.equal(late.output().match(new RegExp(refused.source, 'g'))!.length, 1, late.output());
+    assert.doesNotMatch(late.output(), /receiver listening/);
+    await db.query(`GRANT healthd_writer TO ${NOBODY}`);
+    const port = await waitFor('the receiver to start', async () => /receiver listening on http:\/\/[^:]+:(\d+)/.exec(late.output())?.[1]);
+    const answer = await postBatch(`http://127.0.0.1:${port}`, fixtures()[0].ndjson, { token: issued.stdout.trim() });
+    assert.equal(answer.status, 200, answer.text);
+  } finally {
+    await db.query(`REVOKE healthd_writer FROM ${NOBODY}`);
+    if (tokenId) await run(process.execPath, [tokensCli, 'revoke', tokenId], { env: { ...process.env, DATABASE_URL: db.url } });
+    await late.stop();
+  }
+});

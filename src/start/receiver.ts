@@ -13,7 +13,7 @@ import type { FailedAuthThrottle } from '../http/throttle.js';
 import type { Uws } from '../http/uws.js';
 import { NameIds } from '../ingest/names.js';
 import { createIngestServer, type IngestServer } from '../ingest/server.js';
-import { PROTOCOL_DEFAULT_USER } from '../limits.js';
+import { PROTOCOL_DEFAULT_USER, TOKEN_REFRESH_MS } from '../limits.js';
 import { databaseFailure } from '../db/migrate.js';
 import { describeError, log } from '../log.js';
 import type { ResolvedConfig } from '../services.js';
@@ -38,25 +38,41 @@ export interface ReceiverParts {
 /**
  * Starts the receiver now when an upload token exists (a failure refuses the
  * start), else once the first device token is issued (announced then, no
- * restart needed). Answers a getter of the running receiver, or null.
+ * restart needed). A start that fails then (a login without the writer role,
+ * the port taken) is logged and tried again at each re-read of the tokens, so
+ * that granting the role or freeing the port is enough. Answers a getter of
+ * the running receiver, or null.
  */
 export async function receiverBeside(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<() => RunningReceiver | null> {
   let running: RunningReceiver | null = null;
   if (config.ingest.uploadToken !== null || parts.tokens.hasUploadTokens) {
     running = await startReceiver(uws, config, parts);
   } else {
-    parts.tokens.onFirstUploadToken(() => {
+    let starting = false;
+    let lastFailure = '';
+    parts.tokens.whileUploadTokens(() => {
+      if (running || starting) return;
+      starting = true;
       startReceiver(uws, config, parts).then(
         (started) => {
           running = started;
+          starting = false;
           process.stdout.write(receiverBanner(config, started.port, false));
         },
-        (error) => log.error('could not start the sync receiver', describeError(error)),
+        (error) => {
+          starting = false;
+          const fields = error instanceof ConfigError ? { error: error.message } : describeError(error);
+          // Once per cause, not at every re-read.
+          if (fields.error !== lastFailure) log.error(RECEIVER_RETRY, fields);
+          lastFailure = String(fields.error);
+        },
       );
     });
   }
   return () => running;
 }
+
+export const RECEIVER_RETRY = `could not start the sync receiver for the device tokens; tried again every ${TOKEN_REFRESH_MS / 1000} s`;
 
 export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<RunningReceiver> {
   const pool = createWriterPool({ connectionString: parts.databaseUrl, max: config.ingest.poolSize, connectTimeoutMs: config.dbConnectTimeoutMs });

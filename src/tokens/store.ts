@@ -52,13 +52,12 @@ export class TokenStore {
 
   async refresh(): Promise<void> {
     const rows = await activeTokens(this.db);
-    const before = this.hasUploadTokens;
     this.byHash = new Map(rows.map((row) => [row.hash, row]));
-    if (!before && this.hasUploadTokens) for (const listener of this.listeners) listener();
+    if (this.hasUploadTokens) for (const listener of this.listeners) listener();
   }
 
-  /** Called once device upload tokens exist where there were none. */
-  onFirstUploadToken(listener: () => void): void {
+  /** Called after every read of the tokens that finds a device upload token. */
+  whileUploadTokens(listener: () => void): void {
     this.listeners.push(listener);
   }
 
