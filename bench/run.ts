@@ -9,7 +9,8 @@
 // each figure is the median of BENCH_RUNS runs of BENCH_SECONDS seconds.
 // `node dist/bench/run.js <route name fragment …>` measures only the matching
 // routes against their baselines and prints the table instead (no scaling, no
-// export, RESULTS.md untouched): a quick check of one change.
+// export, RESULTS.md untouched): a quick check of one change. A fragment
+// ending in `$` is a whole name (`"/v1/workouts/{uuid}$"`, not its series).
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
     healthd = await startHealthd(settings, 1);
     ctx.detailWorkoutUuid = await ordinaryWorkout(healthd.baseUrl, ctx.longRideUuid);
     const all = benchRoutes(ctx);
-    routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => r.name.includes(fragment))));
+    routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => (fragment.endsWith('$') ? r.name === fragment.slice(0, -1) : r.name.includes(fragment)))));
     missing = all.filter((r) => !registered.has(r.route)).map((r) => r.name);
     for (const route of routes) {
       const ours = await probe(healthd.baseUrl, route);

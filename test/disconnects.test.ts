@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import {
-  bearer, DAY, getRequest, inParallel, person, rawRequest, requestAndHangUp, seedBulkSamples, seedCommon, seedPerson, sessionCounts, sleep, T0, validPaths, waitFor,
+  bearer, DAY, getRequest, inParallel, OWN_STATEMENT_READ, person, rawRequest, requestAndHangUp, seedBulkSamples, seedCommon, seedPerson, sessionCounts, sleep, T0, validPaths, waitFor,
 } from './support/faults.js';
 import { DEFAULT_USER, TEST_TOKEN, startServer, type TestServer } from './support/server.js';
 
@@ -124,8 +124,8 @@ test(`1,000 clients hang up mid-request: no crash, no leaked pool client or expo
     const check = new pg.Client({ connectionString: db.url });
     await check.connect();
     await check.query('BEGIN');
-    await check.query('LOCK TABLE profiles IN ACCESS EXCLUSIVE MODE');
-    const waiting = Array.from({ length: POOL_SIZE * 2 }, () => rawRequest(server.port, request('/v1/profile'), { timeoutMs: 60_000 }).catch((error: Error) => error));
+    await check.query(`LOCK TABLE ${OWN_STATEMENT_READ.table} IN ACCESS EXCLUSIVE MODE`);
+    const waiting = Array.from({ length: POOL_SIZE * 2 }, () => rawRequest(server.port, request(OWN_STATEMENT_READ.path), { timeoutMs: 60_000 }).catch((error: Error) => error));
     await waitFor('every pool client on the lock', async () => (onLock = (await sessionCounts(db.adminUrl, db.name)).waitingOnLock) === POOL_SIZE, 5_000).catch(() => {});
     await check.query('ROLLBACK');
     await check.end();
@@ -156,13 +156,14 @@ test('a query whose client hung up while it waited for a pool connection is neve
   const locker = new pg.Client({ connectionString: db.url });
   await locker.connect();
   await locker.query('BEGIN');
-  await locker.query('LOCK TABLE profiles IN ACCESS EXCLUSIVE MODE');
+  await locker.query(`LOCK TABLE ${OWN_STATEMENT_READ.table}, profiles IN ACCESS EXCLUSIVE MODE`);
   try {
     // Every pool connection is busy on the lock …
-    const holders = Array.from({ length: POOL_SIZE }, () => rawRequest(server.port, request('/v1/profile'), { timeoutMs: 60_000 }));
+    const holders = Array.from({ length: POOL_SIZE }, () => rawRequest(server.port, request(OWN_STATEMENT_READ.path), { timeoutMs: 60_000 }));
     await waitFor('the pool busy on the lock', async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock === POOL_SIZE);
-    // … while 40 more requests queue for one, and their clients hang up.
-    await inParallel(40, 40, (i) => requestAndHangUp(server.port, request('/v1/profile'), { afterMs: 50, reset: i % 2 === 0 }));
+    // … while 40 more requests queue for one, and their clients hang up:
+    // requests with a statement each, and requests folded into one (profiles).
+    await inParallel(40, 40, (i) => requestAndHangUp(server.port, request(i % 4 < 2 ? OWN_STATEMENT_READ.path : '/v1/profile'), { afterMs: 50, reset: i % 2 === 0 }));
     await sleep(100);
     // The holders' queries are cancelled: the pool opens fresh connections
     // for whoever waits next. Had the abandoned queries been sent, they would

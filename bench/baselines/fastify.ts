@@ -21,7 +21,7 @@ import { createReadOnlyPool } from '../../src/db/pool.js';
 import { assembleSleepNights, nightsInWindow, sleepWindow, INITIAL_SLEEP_LOOKBACK_MS } from '../../src/core/sleep-nights.js';
 import { SLEEP_ANALYSIS } from '../../src/core/registry.js';
 import { daysSpanMs, lastNDays } from '../../src/core/local-days.js';
-import { listAllUsers } from '../../src/db/queries/users.js';
+import { ALL_USERS_SQL } from '../../src/db/queries/users.js';
 import { DatabaseProbe } from '../../src/db/probe.js';
 import * as schemas from '../../src/schemas/resources.js';
 import type { DailyMetricT } from '../../src/schemas/resources.js';
@@ -58,7 +58,8 @@ app.get('/healthz', { schema: { response: { 200: plain(schemas.Health), 503: pla
   return { ok: db, db };
 });
 
-app.get('/v1/users', response(schemas.UsersResponse), async () => ({ users: await listAllUsers(pool), default: userId, multiUser: true, timeZone }));
+// healthd's statement, sent unnamed as every route here does (until 2026-11-25 healthd's own read: a prepared statement).
+app.get('/v1/users', response(schemas.UsersResponse), async () => ({ users: (await pool.query(ALL_USERS_SQL)).rows, default: userId, multiUser: true, timeZone }));
 
 app.get('/v1/catalog/types', response(schemas.CatalogResponse), async () => ({ types: await catalog.get(userId) }));
 

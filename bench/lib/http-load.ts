@@ -14,6 +14,8 @@ export interface HttpLoadJob {
   headers: Record<string, string>;
   expectStatus: number;
   uniqueForwardedFor?: boolean;
+  /** Paths (and queries) asked in turn on url's host, in place of url's own: requests that differ. */
+  paths?: string[];
   /** Server processes whose CPU the run reports (per request, all their threads). */
   serverPids?: number[];
   /** The PostgreSQL cluster's postmaster, whose CPU (with its backends') the run reports per request. */
@@ -35,13 +37,19 @@ export const httpLoad = (job: HttpLoadJob): Promise<Measurement> => runChild<Mea
 async function load(job: HttpLoadJob): Promise<Measurement> {
   const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
   let n = 0;
+  const paths = job.paths;
   const requests = job.uniqueForwardedFor
     ? [{ setupRequest: (request: { headers: Record<string, string> }) => {
         n++;
         request.headers = { ...job.headers, 'x-forwarded-for': `bench-client-${n}` };
         return request;
       } }]
-    : undefined;
+    : paths
+      ? [{ setupRequest: (request: { path: string }) => {
+          request.path = paths[n++ % paths.length];
+          return request;
+        } }]
+      : undefined;
   const cpuBefore = (job.serverPids ?? []).map(processCpuMs);
   const pgBefore = job.postmasterPid ? clusterCpuMs(job.postmasterPid) : 0;
   const ownBefore = process.cpuUsage();

@@ -59,7 +59,8 @@ export class RequestDb {
   constructor(
     /** The pool underneath: the key of caches that live as long as the database (src/db/names.ts). */
     readonly pool: pg.Pool,
-    private readonly gone: () => boolean,
+    /** Whether the request's client went away. */
+    readonly gone: () => boolean,
   ) {
     this.query = ((config: string | pg.QueryConfig, values?: unknown[]) => this.withClient((client) => client.query(config, values))) as pg.Pool['query'];
   }

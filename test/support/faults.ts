@@ -423,3 +423,10 @@ export function rawExchange(port: number, parts: Array<string | Buffer>): Promis
     for (const part of parts) socket.write(part);
   });
 }
+
+/**
+ * A read that sends a statement of its own for every request (the reads of
+ * users, profiles, a workout and the latest metrics fold the requests of a
+ * turn into one, src/db/fold.ts): to hold queries on a lock of its table.
+ */
+export const OWN_STATEMENT_READ = { path: `/v1/activity/summary?start=${T0}&end=${T0 + DAY}`, table: 'activity_summaries' } as const;

@@ -6,6 +6,7 @@ import type { DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { isValueSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
+import { foldedRead } from '../fold.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 
@@ -16,30 +17,61 @@ export interface LatestSampleRow {
 }
 
 /**
- * Newest sample by start per type; a tie on start goes to the greatest uuid.
- * One backward probe of samples (user_id, type_id, start_ms, uuid) per type.
- * $1 user id, $2 identifiers (text[]).
+ * The newest sample by start of one type; a tie on start goes to the greatest
+ * uuid. One backward probe of samples (user_id, type_id, start_ms, uuid).
+ * `userId` and `identifier` are SQL expressions.
  */
+const newestSampleSql = (userId: string, identifier: string): string => `
+    SELECT s.start_ms, s.value
+    FROM samples s
+    WHERE s.user_id = ${userId}
+      AND s.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = ${identifier})
+    ORDER BY s.start_ms DESC, s.uuid DESC
+    LIMIT 1`;
+
+/** The newest sample of each type that has one, in request order. $1 user id, $2 identifiers (text[]). */
 export const LATEST_METRICS_SQL = `
   SELECT requested.identifier, newest.value, newest.start_ms AS timestamp
   FROM unnest($2::text[]) WITH ORDINALITY AS requested (identifier, position)
-  CROSS JOIN LATERAL (
-    SELECT s.start_ms, s.value
-    FROM samples s
-    WHERE s.user_id = $1
-      AND s.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
-    ORDER BY s.start_ms DESC, s.uuid DESC
-    LIMIT 1
-  ) newest
+  CROSS JOIN LATERAL (${newestSampleSql('$1', 'requested.identifier')}) newest
   ORDER BY requested.position`;
 
-const LATEST_METRICS = prepared(LATEST_METRICS_SQL);
+/**
+ * The same for the requests of a turn, folded into one statement
+ * (src/db/fold.ts): their types run together, each with its request's
+ * number and user. $1 request numbers (int[]), $2 user ids, $3 identifiers.
+ */
+const LATEST_METRICS_FOLDED = prepared(`
+  SELECT requested.request, requested.identifier, newest.value, newest.start_ms AS timestamp
+  FROM unnest($1::int[], $2::uuid[], $3::text[]) WITH ORDINALITY AS requested (request, user_id, identifier, position)
+  CROSS JOIN LATERAL (${newestSampleSql('requested.user_id', 'requested.identifier')}) newest
+  ORDER BY requested.position`);
 
-export async function latestSamples(db: Db, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
-  const { rows } = await db.query<LatestSampleRow>(LATEST_METRICS([userId, identifiers]));
-  return rows;
+interface LatestRequest {
+  userId: string;
+  identifiers: readonly string[];
 }
 
+const latestOfRequests = foldedRead<LatestRequest, LatestSampleRow[]>(async (db, requests) => {
+  const numbers: number[] = [];
+  const users: string[] = [];
+  const identifiers: string[] = [];
+  requests.forEach((request, i) => {
+    for (const identifier of request.identifiers) {
+      numbers.push(i);
+      users.push(request.userId);
+      identifiers.push(identifier);
+    }
+  });
+  const { rows } = await db.query<LatestSampleRow & { request: number }>(LATEST_METRICS_FOLDED([numbers, users, identifiers]));
+  const answers: LatestSampleRow[][] = requests.map(() => []);
+  for (const { request, ...row } of rows) answers[request].push(row);
+  return answers;
+});
+
+export function latestSamples(db: Db, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
+  return latestOfRequests(db, userId + JSON.stringify(identifiers), { userId, identifiers });
+}
 
 export interface DailyValueRow {
   identifier: string;

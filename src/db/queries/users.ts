@@ -1,5 +1,6 @@
 // Users (with their upload totals) and profiles.
 import { prepared, type Db } from '../pool.js';
+import { foldedRead } from '../fold.js';
 import type { ProfileT, UserT } from '../../schemas/resources.js';
 
 // A user's batches and samples are the sums of their upload_totals rows
@@ -17,37 +18,44 @@ const BATCH_TOTALS = `
   SELECT user_id, sum(batches) AS batches, sum(samples) AS uploaded
   FROM upload_totals`;
 
-const ALL_USERS = prepared(`
+/** Every user, oldest first (bench/baselines/fastify.ts runs it too, unprepared). */
+export const ALL_USERS_SQL = `
   SELECT ${USER_COLUMNS}
   FROM users u
   LEFT JOIN profiles p ON p.user_id = u.user_id
   LEFT JOIN (${BATCH_TOTALS} GROUP BY user_id) b ON b.user_id = u.user_id
-  ORDER BY u.created_at_ms, u.user_id`);
+  ORDER BY u.created_at_ms, u.user_id`;
 
-const ONE_USER = prepared(`
+const ALL_USERS = prepared(ALL_USERS_SQL);
+
+// Users and profiles are read for every request that names one: the requests
+// of a turn fold into one statement (src/db/fold.ts), each user looked up once.
+const SOME_USERS = prepared(`
   SELECT ${USER_COLUMNS}
   FROM users u
   LEFT JOIN profiles p ON p.user_id = u.user_id
-  LEFT JOIN (${BATCH_TOTALS} WHERE user_id = $1 GROUP BY user_id) b ON b.user_id = u.user_id
-  WHERE u.user_id = $1`);
+  LEFT JOIN (${BATCH_TOTALS} WHERE user_id = ANY($1::uuid[]) GROUP BY user_id) b ON b.user_id = u.user_id
+  WHERE u.user_id = ANY($1::uuid[])`);
 
-const PROFILE = prepared(
+const PROFILES = prepared(
   `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
-   FROM profiles WHERE user_id = $1`,
+   FROM profiles WHERE user_id = ANY($1::uuid[])`,
 );
 
-export async function listAllUsers(db: Db): Promise<UserT[]> {
-  const { rows } = await db.query<UserT>(ALL_USERS([]));
-  return rows;
-}
+/** The rows of `userIds` (uuids in lower case, as the rows give them back) in their order; undefined for one without a row. */
+const byUser = <T extends { userID: string }>(rows: T[], userIds: readonly string[]): Array<T | undefined> => {
+  const found = new Map(rows.map((row) => [row.userID, row]));
+  return userIds.map((id) => found.get(id));
+};
 
-export async function findUser(db: Db, userId: string): Promise<UserT | undefined> {
-  const { rows } = await db.query<UserT>(ONE_USER([userId]));
-  return rows[0];
-}
+const allUsers = foldedRead<null, UserT[]>(async (db) => [(await db.query<UserT>(ALL_USERS([]))).rows]);
+const oneUser = foldedRead<string, UserT | undefined>(async (db, userIds) => byUser((await db.query<UserT>(SOME_USERS([userIds]))).rows, userIds));
+const oneProfile = foldedRead<string, ProfileT | undefined>(async (db, userIds) => byUser((await db.query<ProfileT>(PROFILES([userIds]))).rows, userIds));
 
-export async function findProfile(db: Db, userId: string): Promise<ProfileT | undefined> {
-  const { rows } = await db.query<ProfileT>(PROFILE([userId]));
-  return rows[0];
-}
+export const listAllUsers = (db: Db): Promise<UserT[]> => allUsers(db, '', null);
 
+/** `userId` a uuid in lower case. */
+export const findUser = (db: Db, userId: string): Promise<UserT | undefined> => oneUser(db, userId, userId);
+
+/** `userId` a uuid in lower case. */
+export const findProfile = (db: Db, userId: string): Promise<ProfileT | undefined> => oneProfile(db, userId, userId);

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { jsonNumber } from '../../core/json-text.js';
 import { UUID_TEXT_LENGTH, uuidAt } from '../../core/uuid-text.js';
 import { prepared, type Db } from '../pool.js';
+import { foldedRead } from '../fold.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { typeLists, typeListsJson } from '../names.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
@@ -140,18 +141,30 @@ interface DetailRow extends Omit<WorkoutSummaryT, 'availableMetrics'> {
   activities: WorkoutDetailT['activities'] | null;
 }
 
-const WORKOUT_DETAIL = prepared(
-  `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities
-   FROM workouts w
-   WHERE w.uuid = $2 AND w.user_id = $1`,
+// The detail requests of a turn fold into one statement (src/db/fold.ts).
+const WORKOUT_DETAILS = prepared(
+  `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities, w.user_id::text AS owner
+   FROM unnest($1::uuid[], $2::uuid[]) AS asked (user_id, uuid)
+   JOIN workouts w ON w.uuid = asked.uuid AND w.user_id = asked.user_id`,
 );
+
+interface DetailKey {
+  userId: string;
+  uuid: string;
+}
+
+const workoutDetails = foldedRead<DetailKey, DetailRow | undefined>(async (db, keys) => {
+  const { rows } = await db.query<DetailRow & { owner: string }>(WORKOUT_DETAILS([keys.map((k) => k.userId), keys.map((k) => k.uuid)]));
+  const found = new Map(rows.map(({ owner, ...row }) => [`${owner} ${row.uuid}`, row]));
+  return keys.map((k) => found.get(`${k.userId} ${k.uuid}`));
+});
 
 /** One workout of the user (uuid lowercase), or undefined when missing or someone else's. */
 export async function findWorkout(db: Db, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
-  const { rows } = await db.query<DetailRow>(WORKOUT_DETAIL([userId, uuid]));
-  if (rows.length === 0) return undefined;
+  const row = await workoutDetails(db, `${userId} ${uuid}`, { userId, uuid });
+  if (row === undefined) return undefined;
   // A jsonb null arrives as null too; absent detail reads as empty.
-  const { statistics, events, activities, availableMetrics, ...summary } = rows[0];
+  const { statistics, events, activities, availableMetrics, ...summary } = row;
   const [metrics] = await typeLists(db, [availableMetrics]);
   return { ...summary, availableMetrics: metrics, statisticsDetail: statistics ?? {}, events: events ?? [], activities: activities ?? [] };
 }

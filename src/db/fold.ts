@@ -1,0 +1,114 @@
+// Requests that arrive together share one statement. Every request uWS hands
+// over in one turn of the event loop (its poll phase) leaves its input here;
+// in the check phase right after, one statement runs for all the distinct
+// inputs and each request gets its own answer. Under load the requests of
+// many connections arrive in one turn, and a statement's fixed cost — its
+// write to PostgreSQL's socket, PostgreSQL's work per statement, the answer's
+// framing — is paid once for them all (bench/RESULTS.md, 2026-11-25). A lone
+// request waits for nothing: its turn's check phase follows at once.
+//
+// Not a cache: a statement runs after every request folded into it arrived,
+// so each sees what a statement of its own, sent then, would have seen.
+import pg from 'pg';
+import { ClientGone, RequestDb, type Db } from './pool.js';
+
+interface Waiter<R> {
+  resolve(value: R): void;
+  reject(error: unknown): void;
+  gone: () => boolean;
+}
+
+interface Pending<I, R> {
+  input: I;
+  waiters: Array<Waiter<R>>;
+}
+
+/** Runs one statement for the distinct inputs, answering their results in their order. */
+export type FoldedRun<I, R> = (db: pg.ClientBase, inputs: readonly I[]) => Promise<R[]>;
+
+const NEVER_GONE = () => false;
+
+class Folder<I, R> {
+  private pending = new Map<string, Pending<I, R>>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly run: FoldedRun<I, R>,
+  ) {}
+
+  add(key: string, input: I, gone: () => boolean): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      if (this.pending.size === 0) setImmediate(() => this.flush());
+      const waiter = { resolve, reject, gone };
+      const same = this.pending.get(key);
+      if (same) same.waiters.push(waiter);
+      else this.pending.set(key, { input, waiters: [waiter] });
+    });
+  }
+
+  /**
+   * Runs the turn's statement for the inputs whose requests still have a
+   * client, on a connection of its own. As a request's own statement would
+   * (src/db/pool.ts), it is not sent when every client left while it waited
+   * for the connection.
+   */
+  private flush(): void {
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    let live = stillWaiting(batch);
+    if (live.length === 0) return;
+    this.pool.connect().then(
+      async (client) => {
+        live = stillWaiting(live);
+        if (live.length === 0) return client.release();
+        let results: R[];
+        try {
+          results = await this.run(client, live.map((entry) => entry.input));
+        } catch (error) {
+          client.release(error as Error);
+          for (const entry of live) for (const waiter of entry.waiters) waiter.reject(error);
+          return;
+        }
+        client.release();
+        for (let i = 0; i < live.length; i++) for (const waiter of live[i].waiters) waiter.resolve(results[i]);
+      },
+      (error: unknown) => {
+        for (const entry of live) for (const waiter of entry.waiters) waiter.reject(error);
+      },
+    );
+  }
+}
+
+/** The entries with a waiter whose client is still there, those waiters only; the others' are told ClientGone. */
+function stillWaiting<I, R>(entries: Array<Pending<I, R>>): Array<Pending<I, R>> {
+  const live: Array<Pending<I, R>> = [];
+  for (const entry of entries) {
+    const waiters = entry.waiters.filter((waiter) => {
+      if (!waiter.gone()) return true;
+      waiter.reject(new ClientGone());
+      return false;
+    });
+    if (waiters.length > 0) live.push({ input: entry.input, waiters });
+  }
+  return live;
+}
+
+/**
+ * A read whose requests fold: `read(db, key, input)` answers the result for
+ * `input` (`key` names it: equal keys, equal inputs). On a pool, or a
+ * request's view of one, it joins the turn's statement; on one connection
+ * (an export's) it runs alone.
+ */
+export function foldedRead<I, R>(run: FoldedRun<I, R>): (db: Db, key: string, input: I) => Promise<R> {
+  const folders = new WeakMap<pg.Pool, Folder<I, R>>();
+  return (db, key, input) => {
+    const pool = db instanceof RequestDb ? db.pool : db instanceof pg.Pool ? db : null;
+    if (pool === null) return run(db as pg.ClientBase, [input]).then((results) => results[0]);
+    let folder = folders.get(pool);
+    if (!folder) {
+      folder = new Folder(pool, run);
+      folders.set(pool, folder);
+    }
+    return folder.add(key, input, db instanceof RequestDb ? db.gone : NEVER_GONE);
+  };
+}

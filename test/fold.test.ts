@@ -1,0 +1,103 @@
+// Folded reads (src/db/fold.ts): the users, profile, workout and latest-metric
+// requests that arrive in one turn of the event loop share one statement.
+// Over HTTP, many such requests at once — for two people, someone without a
+// profile, another's workout — each get the answer they get alone. And the
+// folding itself, on a real pool: one statement for a turn's distinct inputs,
+// none for requests whose clients left, a failure told to each.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { foldedRead } from '../src/db/fold.js';
+import { ClientGone, RequestDb } from '../src/db/pool.js';
+import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
+import { person, seedCommon, seedPerson, validPaths } from './support/faults.js';
+import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
+
+const A = person(1, { userId: DEFAULT_USER });
+const B = person(2);
+const NOBODY = 'f0000000-0000-4000-8000-00000000000f';
+const FOLDED = ['listUsers', 'getProfile', 'getWorkout', 'getLatestMetrics'];
+
+let db: TestDatabase;
+let server: TestServer;
+let pool: pg.Pool;
+
+before(async () => {
+  db = await createTestDatabase();
+  await seedCommon(db.query);
+  await seedPerson(db.query, A);
+  await seedPerson(db.query, B);
+  server = await startServer({ databaseUrl: db.url, env: { SERVICE_MULTI_USER: 'true', DB_POOL_SIZE: '2' } });
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+});
+
+after(async () => {
+  await pool?.end();
+  await server?.stop();
+  await db.drop();
+  await stopOwnCluster();
+});
+
+test('many folded requests at once: each gets the answer it gets alone', async () => {
+  const paths = [
+    ...validPaths(A, A.userId),
+    ...validPaths(B, B.userId),
+    ...validPaths(A, B.userId), // A's workout read as B: 404
+    ...validPaths(B, NOBODY), // no profile: 404; no workout: 404; no samples: empty
+  ]
+    .filter((r) => FOLDED.includes(r.operationId))
+    .map((r) => r.path);
+  paths.push(`/v1/metrics/latest?types=HKQuantityTypeIdentifierStepCount&user=${B.userId}`, '/v1/users', '/v1/profile');
+  const alone = new Map<string, { status: number; body: string }>();
+  for (const path of paths) {
+    const answer = await server.get(path);
+    alone.set(path, { status: answer.status, body: await answer.text() });
+  }
+  assert.deepEqual(new Set([...alone.values()].map((a) => a.status)), new Set([200, 404]));
+  const together = Array.from({ length: 8 }, () => paths).flat();
+  const answers = await Promise.all(together.map(async (path) => {
+    const answer = await server.get(path);
+    return { path, status: answer.status, body: await answer.text() };
+  }));
+  for (const { path, status, body } of answers) assert.deepEqual({ status, body }, alone.get(path), path);
+});
+
+test('one statement for the distinct inputs of a turn; none for requests whose client left; a failure reaches each', async () => {
+  const runs: string[][] = [];
+  const read = foldedRead<string, string>(async (client, inputs) => {
+    runs.push([...inputs]);
+    const { rows } = await client.query<{ v: string }>('SELECT upper(v) AS v FROM unnest($1::text[]) WITH ORDINALITY AS t (v, i) ORDER BY i', [inputs]);
+    return rows.map((row) => row.v);
+  });
+  const live = new RequestDb(pool, () => false);
+  assert.deepEqual(await Promise.all(['a', 'b', 'a', 'c', 'b'].map((key) => read(live, key, key))), ['A', 'B', 'A', 'C', 'B']);
+  assert.deepEqual(runs, [['a', 'b', 'c']]);
+  // The next turn, its own statement.
+  assert.equal(await read(pool, 'd', 'd'), 'D');
+  assert.deepEqual(runs.at(-1), ['d']);
+
+  // Clients gone before the statement: refused with ClientGone, and left out of it; all gone, no statement.
+  const gone = new RequestDb(pool, () => true);
+  const mixed = await Promise.allSettled([read(gone, 'x', 'x'), read(live, 'y', 'y')]);
+  assert.ok(mixed[0].status === 'rejected' && mixed[0].reason instanceof ClientGone);
+  assert.deepEqual(mixed[1], { status: 'fulfilled', value: 'Y' });
+  assert.deepEqual(runs.at(-1), ['y']);
+  const before = runs.length;
+  await assert.rejects(read(gone, 'z', 'z'), ClientGone);
+  assert.equal(runs.length, before);
+
+  // On one connection (an export's), a read runs alone.
+  const client = await pool.connect();
+  try {
+    assert.equal(await read(client, 'e', 'e'), 'E');
+  } finally {
+    client.release();
+  }
+
+  const failing = foldedRead<string, string>(async (c) => {
+    await c.query('SELECT 1/0');
+    return [];
+  });
+  const failed = await Promise.allSettled([failing(live, 'p', 'p'), failing(live, 'q', 'q')]);
+  for (const outcome of failed) assert.ok(outcome.status === 'rejected' && /division by zero/.test(String(outcome.reason)));
+});
