@@ -36,7 +36,6 @@ export const errors = {
   otherUserForbidden: () => new ApiError(403, 'this token reads only its own user'),
   notFound: (what = 'not found') => new ApiError(404, what),
   workoutNotFound: () => new ApiError(404, 'workout not found'),
-  routeNotFound: () => new ApiError(404, 'route not found'),
   profileNotFound: () => new ApiError(404, 'profile not found'),
   methodNotAllowed: () => new ApiError(405, 'method not allowed; this API answers GET only', { Allow: 'GET' }),
   /** The MCP listener's endpoint (src/mcp/http.ts): stateless Streamable HTTP, so POST only. */

@@ -428,6 +428,15 @@ describe('SQL injection and path traversal', () => {
       const theirs = await send(requestBytes(op, { uuid: OTHER.workoutUuid }, plainPairs(base.query)));
       assert.equal(theirs.status, 404, `${op.operationId}: another user's workout`);
     }
+    // A path parameter is percent-decoded as a query value is (RFC 3986: %34 is 4), and U+FFFD sent percent-encoded is valid UTF-8.
+    const spelled = ME.workoutUuid.slice(0, -1) + '%' + ME.workoutUuid.charCodeAt(35).toString(16);
+    const plain = await send(Buffer.from(getRequest(`/v1/workouts/${ME.workoutUuid}`, bearer(TEST_TOKEN))));
+    const encoded = await send(Buffer.from(getRequest(`/v1/workouts/${spelled}`, bearer(TEST_TOKEN))));
+    assert.deepEqual([encoded.status, encoded.body.toString()], [200, plain.body.toString()], spelled);
+    const replacement = await send(Buffer.from(getRequest('/v1/workouts?activityType=%EF%BF%BD', bearer(TEST_TOKEN))));
+    assert.deepEqual([replacement.status, JSON.parse(replacement.body.toString())], [200, { workouts: [], nextOffset: 0 }]);
+    const notUtf8 = await send(Buffer.concat([Buffer.from('GET /v1/workouts?activityType='), Buffer.from([0xff, 0xfe]), Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`)]));
+    assert.deepEqual([notUtf8.status, JSON.parse(notUtf8.body.toString())], [400, { error: 'parameter activityType is not valid UTF-8' }]);
     for (const path of ['/v1/workouts/../users', '/v1/../v1/users', '/v1/./users', '/v1/users/..', '//v1/users', '/v1/users/', '/v1/users%2F', '/%2e%2e/etc/passwd', '/docs/../openapi.json', '/v1/%75sers', '/V1/USERS']) {
       const response = await send(Buffer.from(getRequest(path, bearer(TEST_TOKEN))));
       assert.equal(response.status, 404, path);

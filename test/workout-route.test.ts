@@ -224,7 +224,7 @@ test('format=gpx escapes text and writes no exponent', async () => {
   assert.deepEqual(elements.filter((e) => e.name === 'trkpt').map((e) => [e.attributes.lat, e.attributes.lon]), [['1', '10'], ['2', '20'], ['3', '30']]);
 });
 
-test("404 'workout not found' for an unknown workout and another user's; 404 'route not found' without points", async () => {
+test("404 'workout not found' for an unknown workout and another user's; a workout without points has an empty track", async () => {
   for (const uuid of [UNKNOWN, OTHERS]) {
     for (const format of ['json', 'gpx']) {
       const { status, body } = await server.getJson(`/v1/workouts/${uuid}/route?format=${format}`);
@@ -238,12 +238,16 @@ test("404 'workout not found' for an unknown workout and another user's; 404 'ro
   assert.equal(theirs.body.totalPoints, 10);
   // And the default user's hike is not theirs.
   assert.equal((await server.getJson(`/v1/workouts/${HIKE}/route?user=${OTHER_USER}`)).status, 404);
-  for (const uuid of [NO_ROUTE, EMPTY_ROUTE]) {
-    for (const format of ['json', 'gpx']) {
-      const { status, body } = await server.getJson(`/v1/workouts/${uuid}/route?format=${format}`);
-      assert.equal(status, 404, `${uuid} ${format}`);
-      assert.deepEqual(body, { error: 'route not found' });
-    }
+  // api.md: only a missing workout (or profile) is a 404; an empty result is empty.
+  for (const [uuid, start, end] of [[NO_ROUTE, T0, T0 + 9000], [EMPTY_ROUTE, T0, T0 + 9000]] as const) {
+    const { status, body } = await server.getJson(`/v1/workouts/${uuid}/route?maxPoints=3`);
+    assert.equal(status, 200, uuid);
+    assert.deepEqual(body, { uuid, start, end, maxPoints: 3, totalPoints: 0, distanceM: 0, elevationGainM: null, points: [] });
+    const gpx = await server.get(`/v1/workouts/${uuid}/route?format=gpx`);
+    assert.equal(gpx.status, 200, uuid);
+    const text = await gpx.text();
+    assert.match(text, /<trkseg\/>|<trkseg><\/trkseg>/, uuid);
+    assert.doesNotMatch(text, /<trkpt/, uuid);
   }
   assert.equal((await server.getJson(`/v1/workouts/not-a-uuid/route`)).status, 400);
   assert.equal((await server.getJson(`/v1/workouts/${HIKE}/route`, { token: null })).status, 401);

@@ -34,11 +34,25 @@ export class Router {
         const want = compiled.segments[i];
         if (want.startsWith('{')) {
           if (segments[i] === '') ok = false;
-          else params[want.slice(1, -1)] = segments[i];
+          else params[want.slice(1, -1)] = decodeSegment(segments[i]);
         } else ok = want === segments[i];
       }
       if (ok) return { route: compiled.route, path: params };
     }
     return undefined;
+  }
+}
+
+/**
+ * A path parameter as its value: percent-encoding decoded (`%34` is `4`, RFC
+ * 3986), as query values are. One that does not decode stays as sent, and
+ * its parameter's check refuses it.
+ */
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }

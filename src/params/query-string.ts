@@ -6,6 +6,8 @@ import { errors } from '../errors.js';
 export type RawQuery = Map<string, string[]>;
 
 function decode(component: string, what: string): string {
+  // Bytes that are not UTF-8 reach us as U+FFFD (uWS decodes the URL); one that was sent percent-encoded (%EF%BF%BD) is valid.
+  if (component.includes('\uFFFD')) throw errors.badRequest(`${what} is not valid UTF-8`);
   let decoded: string;
   try {
     decoded = decodeURIComponent(component.replace(/\+/g, ' '));
@@ -13,7 +15,6 @@ function decode(component: string, what: string): string {
     throw errors.badRequest(`${what} is not valid percent-encoded UTF-8`);
   }
   if (decoded.includes('\u0000')) throw errors.badRequest(`${what} must not contain a NUL character`);
-  if (decoded.includes('\uFFFD')) throw errors.badRequest(`${what} is not valid UTF-8`);
   return decoded;
 }
 

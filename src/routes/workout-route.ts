@@ -29,7 +29,8 @@ export const workoutRouteRoute = defineRoute({
     'elevationGainM is the sum of the rises between consecutive known altitudes of the full-resolution track, unsmoothed (points without an altitude are skipped); null when fewer than two points have one. ' +
     'format=gpx: a GPX 1.1 file (application/gpx+xml) as a download named workout-<uuid>.gpx holding every point at full resolution (maxPoints does not apply): ' +
     'one trk (name: activity type and start, type: activity type) of one trkseg, each trkpt with ele (when recorded) and time (UTC, ISO 8601). ' +
-    "404 'workout not found' when the workout does not exist for this user; 404 'route not found' when it exists but has no route points (hasRoute false).",
+    'A workout without route points (hasRoute false) has an empty track: totalPoints 0, distanceM 0, elevationGainM null, no points (in GPX, an empty trkseg). ' +
+    "404 'workout not found' when the workout does not exist for this user.",
   params: Type.Object({
     format: Enum(['json', 'gpx'] as const, 'json (default): downsampled points with distance and elevation gain; gpx: a GPX 1.1 download of every point.', 'json'),
     maxPoints: MaxPoints('format=json only: points returned'),
@@ -69,14 +70,14 @@ export const workoutRouteRoute = defineRoute({
         '<trkpt lat="48.129221" lon="11.572204"><ele>520.9</ele><time>2026-01-05T18:14:17.875Z</time></trkpt>' +
         '…</trkseg></trk></gpx>',
     },
-    { status: 404, description: "The workout does not exist for this user ('workout not found'), or it has no route points ('route not found')." },
+    { status: 404, description: "The workout does not exist for this user ('workout not found')." },
   ],
   async handler({ db, services, userId, path, query }) {
     const { format, maxPoints } = query;
     const workout = await findWorkoutRoute(db, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();
+    // A workout without points has an empty track, not a 404: only a missing workout is one (api.md).
     const track: Track = normalizeTrack(workout);
-    if (track.times.length === 0) throw errors.routeNotFound();
 
     if (format === 'gpx') {
       const task = { workout: { uuid: workout.uuid, activityType: workout.activityType, start: workout.start }, track };
