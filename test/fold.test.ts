@@ -1,5 +1,6 @@
-// Folded reads (src/db/fold.ts): the users, profile, workout and latest-metric
-// requests that arrive in one turn of the event loop share one statement.
+// Folded reads (src/db/fold.ts): the users, profile, workout, latest-metric,
+// activity and state-of-mind requests that arrive in one turn of the event
+// loop share one statement.
 // Over HTTP, many such requests at once — for two people, someone without a
 // profile, another's workout — each get the answer they get alone. And the
 // folding itself, on a real pool: one statement for a turn's distinct inputs,
@@ -10,13 +11,13 @@ import pg from 'pg';
 import { foldedRead } from '../src/db/fold.js';
 import { ClientGone, RequestDb } from '../src/db/pool.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
-import { person, seedCommon, seedPerson, validPaths } from './support/faults.js';
+import { DAY, person, seedCommon, seedPerson, T0, validPaths } from './support/faults.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 
 const A = person(1, { userId: DEFAULT_USER });
 const B = person(2);
 const NOBODY = 'f0000000-0000-4000-8000-00000000000f';
-const FOLDED = ['listUsers', 'getProfile', 'getWorkout', 'getLatestMetrics'];
+const FOLDED = ['listUsers', 'getProfile', 'getWorkout', 'getLatestMetrics', 'getActivitySummary', 'getStateOfMind'];
 
 let db: TestDatabase;
 let server: TestServer;
@@ -48,6 +49,8 @@ test('many folded requests at once: each gets the answer it gets alone', async (
     .filter((r) => FOLDED.includes(r.operationId))
     .map((r) => r.path);
   paths.push(`/v1/metrics/latest?types=HKQuantityTypeIdentifierStepCount&user=${B.userId}`, '/v1/users', '/v1/profile');
+  // Ranges that differ: one day, and the week.
+  for (const days of [1, 7]) paths.push(`/v1/activity/summary?start=${T0}&end=${T0 + days * DAY}&user=${B.userId}`, `/v1/state-of-mind?start=${T0}&end=${T0 + days * DAY}`);
   const alone = new Map<string, { status: number; body: string }>();
   for (const path of paths) {
     const answer = await server.get(path);

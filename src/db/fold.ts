@@ -10,7 +10,7 @@
 // Not a cache: a statement runs after every request folded into it arrived,
 // so each sees what a statement of its own, sent then, would have seen.
 import pg from 'pg';
-import { ClientGone, RequestDb, type Db } from './pool.js';
+import { ClientGone, prepared, RequestDb, type Db } from './pool.js';
 
 interface Waiter<R> {
   resolve(value: R): void;
@@ -111,4 +111,27 @@ export function foldedRead<I, R>(run: FoldedRun<I, R>): (db: Db, key: string, in
     }
     return folder.add(key, input, db instanceof RequestDb ? db.gone : NEVER_GONE);
   };
+}
+
+/**
+ * A statement that answers one row, folded: `sql`, whose parameters $1…$n are
+ * of `types`, runs as a LATERAL subquery once for each request's parameters,
+ * all in one statement, and each request gets its row. (Its text holds no `$`
+ * inside a literal.)
+ */
+export function foldedRow<R>(sql: string, types: readonly string[], rowMode?: 'array'): (db: Db, params: readonly unknown[]) => Promise<R> {
+  const columns = types.map((_, i) => `p${i + 1}`);
+  const statement = prepared(
+    `SELECT folded.* FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')}) WITH ORDINALITY AS asked (${columns.join(', ')}, position)
+     CROSS JOIN LATERAL (${sql.replace(/\$(\d+)/g, (_, n: string) => `asked.p${n}`)}) folded
+     ORDER BY asked.position`,
+  );
+  const read = foldedRead<readonly unknown[], R>(async (client, inputs) => {
+    const values = types.map((_, k) => inputs.map((params) => params[k]));
+    const config = statement(values);
+    const { rows } = rowMode ? await client.query({ ...config, rowMode }) : await client.query(config);
+    if (rows.length !== inputs.length) throw new Error(`a folded statement answered ${rows.length} rows for ${inputs.length} requests`);
+    return rows as R[];
+  });
+  return (db, params) => read(db, JSON.stringify(params), params);
 }

@@ -426,7 +426,8 @@ export function rawExchange(port: number, parts: Array<string | Buffer>): Promis
 
 /**
  * A read that sends a statement of its own for every request (the reads of
- * users, profiles, a workout and the latest metrics fold the requests of a
- * turn into one, src/db/fold.ts): to hold queries on a lock of its table.
+ * users, profiles, a workout, the latest metrics, activity and state of mind
+ * fold the requests of a turn into one, src/db/fold.ts): to hold queries on a
+ * lock of its table.
  */
-export const OWN_STATEMENT_READ = { path: `/v1/activity/summary?start=${T0}&end=${T0 + DAY}`, table: 'activity_summaries' } as const;
+export const OWN_STATEMENT_READ = { path: `/v1/metrics/daily?types=HKQuantityTypeIdentifierStepCount&start=${T0}&end=${T0 + DAY}`, table: 'daily_aggregates' } as const;

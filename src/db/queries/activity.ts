@@ -6,6 +6,7 @@ import { dayAt } from '../../core/daily-columns.js';
 import { jsonNumber } from '../../core/json-text.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
+import { foldedRow } from '../fold.js';
 import type { ActivityDayT } from '../../schemas/resources.js';
 
 /** The rings' columns in the answer's order, with their names there; moveMode is a smallint, the rest float8. */
@@ -25,10 +26,12 @@ const ACTIVITY_DAYS = prepared(
 // The days as columns: the dates run together, each ring a binary float8
 // array (moveMode too: a smallint is exact there), NULL read as NaN — both
 // JSON null, as JSON.stringify writes them.
-const ACTIVITY_DAYS_COLUMNS = prepared(
+// The requests of a turn fold into one statement (src/db/fold.ts).
+const activityDaysColumns = foldedRow<Record<string, string>>(
   `SELECT coalesce(string_agg(day::text, '' ORDER BY day), '') AS dates,
           ${RINGS.map(([column, name]) => `${float8ArraySql(`coalesce(array_agg(${column}::float8 ORDER BY day), '{}')`)} AS "${name}"`).join(',\n          ')}
    FROM activity_summaries ${DAYS_WHERE}`,
+  ['uuid', 'date', 'date'],
 );
 
 /** Each ring's `,"name":`, in the answer's order. */
@@ -46,8 +49,7 @@ export async function activityDays(db: Db, userId: string, firstDay: string, las
  * twice the CPU of reading the rows (bench/RESULTS.md, issue 12).
  */
 export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
-  const { rows } = await db.query<Record<string, string>>(ACTIVITY_DAYS_COLUMNS([userId, firstDay, lastDay]));
-  const row = rows[0];
+  const row = await activityDaysColumns(db, [userId, firstDay, lastDay]);
   const columns = RINGS.map(([, name]) => float8ArrayFromSql(row[name]));
   const days = columns[0].length;
   let body = '{"days":[';

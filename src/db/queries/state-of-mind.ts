@@ -6,6 +6,7 @@
 // the export as objects.
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
+import { foldedRow } from '../fold.js';
 
 export interface StateOfMindRow {
   uuid: string;
@@ -56,7 +57,8 @@ export interface StateOfMindColumns {
 // 0.06–0.12 ms more of PostgreSQL (bench/RESULTS.md, issue 12).
 const SEPARATOR = '\u0001';
 const IN_ORDER = 'ORDER BY logged_at_ms, uuid';
-const STATE_OF_MIND_COLUMNS = prepared(
+// The requests of a turn fold into one statement (src/db/fold.ts).
+const stateOfMindRow = foldedRow<string[]>(
   `SELECT coalesce(string_agg(uuid::text, '' ${IN_ORDER}), ''),
           ${float8ArraySql(`coalesce(array_agg(logged_at_ms::float8 ${IN_ORDER}), '{}')`)},
           ${float8ArraySql(`coalesce(array_agg(valence ${IN_ORDER}), '{}')`)},
@@ -68,11 +70,12 @@ const STATE_OF_MIND_COLUMNS = prepared(
             E'\\x01' ${IN_ORDER}), '')
    FROM state_of_mind
    WHERE user_id = $1 AND logged_at_ms >= $2 AND logged_at_ms < $3`,
+  ['uuid', 'bigint', 'bigint'],
+  'array',
 );
 
 export async function stateOfMindColumns(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindColumns> {
-  const { rows } = await db.query<string[]>({ ...STATE_OF_MIND_COLUMNS([userId, fromMs, toMs]), rowMode: 'array' });
-  const [uuids, timestamps, valences, kinds, tails] = rows[0];
+  const [uuids, timestamps, valences, kinds, tails] = await stateOfMindRow(db, [userId, fromMs, toMs]);
   const none = uuids === '';
   return {
     uuids,
