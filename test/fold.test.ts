@@ -4,7 +4,7 @@
 // Over HTTP, many such requests at once — for two people, someone without a
 // profile, another's workout — each get the answer they get alone. And the
 // folding itself, on a real pool: one statement for a turn's distinct inputs,
-// none for requests whose clients left, a failure told to each.
+// none for requests whose clients left, a failed one tried input by input.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -65,7 +65,7 @@ test('many folded requests at once: each gets the answer it gets alone', async (
   for (const { path, status, body } of answers) assert.deepEqual({ status, body }, alone.get(path), path);
 });
 
-test('one statement for the distinct inputs of a turn; none for requests whose client left; a failure reaches each', async () => {
+test('one statement for the distinct inputs of a turn; none for requests whose client left; a failed one tried input by input', async () => {
   const runs: string[][] = [];
   const read = foldedRead<string, string>(async (client, inputs) => {
     runs.push([...inputs]);
@@ -97,10 +97,15 @@ test('one statement for the distinct inputs of a turn; none for requests whose c
     client.release();
   }
 
-  const failing = foldedRead<string, string>(async (c) => {
-    await c.query('SELECT 1/0');
-    return [];
+  // A statement that fails is tried again input by input: the input the database refuses fails alone.
+  const divisions: number[][] = [];
+  const divide = foldedRead<number, number>(async (c, inputs) => {
+    divisions.push([...inputs]);
+    const { rows } = await c.query<{ q: number }>('SELECT 60 / d AS q FROM unnest($1::int[]) WITH ORDINALITY AS t (d, i) ORDER BY i', [inputs]);
+    return rows.map((row) => row.q);
   });
-  const failed = await Promise.allSettled([failing(live, 'p', 'p'), failing(live, 'q', 'q')]);
-  for (const outcome of failed) assert.ok(outcome.status === 'rejected' && /division by zero/.test(String(outcome.reason)));
+  const outcomes = await Promise.allSettled([2, 0, 5, 0].map((d) => divide(live, String(d), d)));
+  assert.deepEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : /division by zero/.test(String(o.reason)))), [30, true, 12, true]);
+  assert.deepEqual(divisions[0], [2, 0, 5]);
+  assert.deepEqual(divisions.slice(1).map(([d]) => d).sort(), [0, 2, 5]);
 });

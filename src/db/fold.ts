@@ -46,36 +46,41 @@ class Folder<I, R> {
     });
   }
 
-  /**
-   * Runs the turn's statement for the inputs whose requests still have a
-   * client, on a connection of its own. As a request's own statement would
-   * (src/db/pool.ts), it is not sent when every client left while it waited
-   * for the connection.
-   */
+  /** Runs the turn's statement for the inputs whose requests still have a client. */
   private flush(): void {
     const batch = [...this.pending.values()];
     this.pending = new Map();
-    let live = stillWaiting(batch);
+    this.send(batch, true);
+  }
+
+  /**
+   * One statement for `entries`, on a connection of its own. As a request's
+   * own statement would (src/db/pool.ts), it is not sent when every client
+   * left while it waited for the connection. A failure of a statement for
+   * several inputs is tried again input by input (`split`), so that an input
+   * the database refuses, or a slow one, fails only its own requests.
+   */
+  private send(entries: Array<Pending<I, R>>, split: boolean): void {
+    let live = stillWaiting(entries);
     if (live.length === 0) return;
-    this.pool.connect().then(
-      async (client) => {
-        live = stillWaiting(live);
-        if (live.length === 0) return client.release();
-        let results: R[];
-        try {
-          results = await this.run(client, live.map((entry) => entry.input));
-        } catch (error) {
-          client.release(error as Error);
-          for (const entry of live) for (const waiter of entry.waiters) waiter.reject(error);
-          return;
-        }
-        client.release();
-        for (let i = 0; i < live.length; i++) for (const waiter of live[i].waiters) waiter.resolve(results[i]);
-      },
-      (error: unknown) => {
-        for (const entry of live) for (const waiter of entry.waiters) waiter.reject(error);
-      },
-    );
+    const fail = (error: unknown) => {
+      for (const entry of live) for (const waiter of entry.waiters) waiter.reject(error);
+    };
+    this.pool.connect().then(async (client) => {
+      live = stillWaiting(live);
+      if (live.length === 0) return client.release();
+      let results: R[];
+      try {
+        results = await this.run(client, live.map((entry) => entry.input));
+      } catch (error) {
+        client.release(error as Error);
+        if (split && live.length > 1) for (const entry of live) this.send([entry], false);
+        else fail(error);
+        return;
+      }
+      client.release();
+      for (let i = 0; i < live.length; i++) for (const waiter of live[i].waiters) waiter.resolve(results[i]);
+    }, fail);
   }
 }
 
