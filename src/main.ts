@@ -10,8 +10,9 @@ import { describeError, log } from './log.js';
 import { allRoutes } from './routes/all.js';
 import { closeServices, createServices, type ResolvedConfig } from './services.js';
 import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
+import { stopOwnCluster } from './db/embedded.js';
 import { startMcpListener, type RunningMcp } from './start/mcp.js';
-import { installShutdown } from './start/shutdown.js';
+import { installShutdown, STOP_SIGNALS } from './start/shutdown.js';
 import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
 import { checkStoredZone, servingZone, warnIfLoginWrites } from './start/stored-zone.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
@@ -30,6 +31,17 @@ async function main(): Promise<void> {
   } catch (error) {
     refuse((error as Error).message);
   }
+
+  // A stop asked before the shutdown below is in place: the embedded cluster this start began goes too.
+  const stopWhileStarting = (signal: NodeJS.Signals) => {
+    stoppingWhileStarting = true;
+    process.stderr.write(`healthd: stopped by ${signal} while starting\n`);
+    // The sessions the stop ends (the demo's load, a migration) fail on their way out: expected, not a crash.
+    process.on('uncaughtException', () => {});
+    process.on('unhandledRejection', () => {});
+    void (config.database.url ? Promise.resolve() : stopOwnCluster(config.database.dataDir)).finally(() => process.exit(1));
+  };
+  for (const signal of STOP_SIGNALS) process.once(signal, stopWhileStarting);
 
   let embedded: EmbeddedServing | null = null;
   try {
@@ -84,6 +96,7 @@ async function main(): Promise<void> {
     await embedded?.database.close();
     refuse((error as Error).message);
   }
+  for (const signal of STOP_SIGNALS) process.removeListener(signal, stopWhileStarting);
   installShutdown({
     server,
     services,
@@ -110,7 +123,11 @@ async function main(): Promise<void> {
   await warnIfLoginWrites(services);
 }
 
+/** Set once a signal stops a start: what fails after it is the stop's doing, and the stop exits. */
+let stoppingWhileStarting = false;
+
 main().catch((error) => {
+  if (stoppingWhileStarting) return;
   log.error('failed to start', describeError(error));
   process.exit(1);
 });

@@ -237,3 +237,40 @@ test('a server or import killed outright leaves its PostgreSQL running: the next
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a stop signal to the server alone while it is still starting (the demo loading) stops the cluster it began, quietly', { timeout: 120_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpRoot(), 'stop-starting-'));
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') env[key] = value;
+  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' });
+  // Its own process group: the signal reaches the server and not PostgreSQL, as a supervisor's SIGTERM to one pid does.
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no demo load in 60 s:\n${output}`)), 60_000);
+      const check = () => {
+        if (!output.includes('loading demo data')) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      child.stdout!.on('data', check);
+      child.stderr!.on('data', check);
+    });
+    assert.notEqual(runningPostmaster(dataDir), null, 'the cluster runs while the demo loads');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 1, output);
+    assert.match(output, /^healthd: stopped by SIGTERM while starting$/m);
+    assert.doesNotMatch(output, /failed to start|Error:/);
+    assert.equal(runningPostmaster(dataDir), null, 'the cluster stopped with it');
+    assert.equal(existsSync(join(dataDir, 'pg-owner.pid')), false);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    const left = runningPostmaster(dataDir);
+    if (left !== null) process.kill(left, 'SIGINT');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -196,12 +196,35 @@ async function stopOrphanedCluster(dir: string, databaseDir: string, log: (line:
   }
   if (!command.includes('postgres') || !command.includes(databaseDir)) return;
   log(`embedded database: stopping the cluster that process ${owner}, now gone, left running (PostgreSQL pid ${postmaster})`);
+  if (!(await stopPostmaster(postmaster, lockFile))) {
+    throw new Error(`the embedded database under ${dir} was left running by process ${owner} and did not stop within ${ORPHAN_STOP_MS / 1000} s: stop PostgreSQL pid ${postmaster} by hand`);
+  }
+}
+
+/** A fast shutdown of `postmaster`; whether it stopped (removed its lock file: its process may linger as a zombie where nothing reaps it) within ORPHAN_STOP_MS. */
+async function stopPostmaster(postmaster: number, lockFile: string): Promise<boolean> {
   process.kill(postmaster, 'SIGINT');
-  // PostgreSQL removes its lock file once stopped (its process may linger as a zombie where nothing reaps it).
   for (let waited = 0; existsSync(lockFile); waited += 100) {
-    if (waited >= ORPHAN_STOP_MS) throw new Error(`the embedded database under ${dir} was left running by process ${owner} and did not stop within ${ORPHAN_STOP_MS / 1000} s: stop PostgreSQL pid ${postmaster} by hand`);
+    if (waited >= ORPHAN_STOP_MS) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return true;
+}
+
+/**
+ * Stops the cluster under `dir` if this process started it: for a stop asked
+ * while the server is still starting (a supervisor's SIGTERM during the demo's
+ * first load), before its own shutdown is in place. A terminal's Ctrl-C
+ * reaches PostgreSQL by itself; a signal to this process alone would
+ * otherwise leave it running until the next start stops it.
+ */
+export async function stopOwnCluster(dir: string): Promise<void> {
+  const root = resolve(dir);
+  if (readPid(join(root, OWNER_FILE)) !== process.pid) return;
+  const lockFile = join(root, 'pg', 'postmaster.pid');
+  const postmaster = readPid(lockFile);
+  if (postmaster !== null && isAlive(postmaster)) await stopPostmaster(postmaster, lockFile);
+  await rm(join(root, OWNER_FILE), { force: true });
 }
 
 /** How long an orphaned cluster is given to stop. */

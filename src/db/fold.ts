@@ -102,7 +102,8 @@ function stillWaiting<I, R>(entries: Array<Pending<I, R>>): Array<Pending<I, R>>
  * A read whose requests fold: `read(db, key, input)` answers the result for
  * `input` (`key` names it: equal keys, equal inputs). On a pool, or a
  * request's view of one, it joins the turn's statement; on one connection
- * (an export's) it runs alone.
+ * (an export's) it runs alone. Requests with equal inputs get the same result
+ * object: whoever reads it must not change it.
  */
 export function foldedRead<I, R>(run: FoldedRun<I, R>): (db: Db, key: string, input: I) => Promise<R> {
   const folders = new WeakMap<pg.Pool, Folder<I, R>>();

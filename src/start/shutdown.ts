@@ -48,8 +48,8 @@ export function installShutdown(parts: Stoppable): void {
     await parts.finally?.();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  // The terminal or ssh session it runs in went away: stop as on Ctrl-C (PostgreSQL would only reload its settings).
-  process.on('SIGHUP', () => void stop('SIGHUP'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => void stop(signal));
 }
+
+/** What stops the server: SIGHUP too, as the terminal or ssh session it runs in went away (PostgreSQL would only reload its settings). */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
