@@ -1,5 +1,5 @@
 // Folded reads (src/db/fold.ts): the users, profile, workout, latest-metric,
-// activity and state-of-mind requests that arrive in one turn of the event
+// daily (first page), activity and state-of-mind requests that arrive in one turn of the event
 // loop share one statement.
 // Over HTTP, many such requests at once — for two people, someone without a
 // profile, another's workout — each get the answer they get alone. And the
@@ -17,7 +17,7 @@ import { DEFAULT_USER, startServer, type TestServer } from './support/server.js'
 const A = person(1, { userId: DEFAULT_USER });
 const B = person(2);
 const NOBODY = 'f0000000-0000-4000-8000-00000000000f';
-const FOLDED = ['listUsers', 'getProfile', 'getWorkout', 'getLatestMetrics', 'getActivitySummary', 'getStateOfMind'];
+const FOLDED = ['listUsers', 'getProfile', 'getWorkout', 'getLatestMetrics', 'getDailyMetrics', 'getActivitySummary', 'getStateOfMind'];
 
 let db: TestDatabase;
 let server: TestServer;
@@ -49,7 +49,11 @@ test('many folded requests at once: each gets the answer it gets alone', async (
     .filter((r) => FOLDED.includes(r.operationId))
     .map((r) => r.path);
   paths.push(`/v1/metrics/latest?types=HKQuantityTypeIdentifierStepCount&user=${B.userId}`, '/v1/users', '/v1/profile');
-  // Ranges that differ: one day, and the week.
+  // Types in another order, a page shorter than the days (read the other way), ranges that differ: one day, and the week.
+  paths.push(
+    `/v1/metrics/daily?types=HKQuantityTypeIdentifierRestingHeartRate,HKQuantityTypeIdentifierStepCount&start=${T0}&end=${T0 + 7 * DAY}&user=${A.userId}`,
+    `/v1/metrics/daily?types=HKQuantityTypeIdentifierStepCount,HKQuantityTypeIdentifierRestingHeartRate&start=${T0}&end=${T0 + 7 * DAY}&user=${B.userId}&limit=1`,
+  );
   for (const days of [1, 7]) paths.push(`/v1/activity/summary?start=${T0}&end=${T0 + days * DAY}&user=${B.userId}`, `/v1/state-of-mind?start=${T0}&end=${T0 + days * DAY}`);
   const alone = new Map<string, { status: number; body: string }>();
   for (const path of paths) {

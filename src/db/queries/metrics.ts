@@ -91,12 +91,14 @@ export interface DailyValueRow {
 const BUCKET_VALUE = 'CASE WHEN requested.cumulative IS NULL THEN coalesce(a.sum, a.avg) WHEN requested.cumulative THEN a.sum ELSE a.avg END';
 /** The requested types, in request order. */
 const REQUESTED = 'unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS requested (identifier, cumulative, position)';
-/** The buckets of the requested type in the page's days. */
-const REQUESTED_BUCKETS = `
+/** The buckets of the requested type of `userId` from `firstDay` to `lastDay` (SQL expressions). */
+const bucketsSql = (userId: string, firstDay: string, lastDay: string): string => `
     FROM daily_aggregates a
-    WHERE a.user_id = $1
+    WHERE a.user_id = ${userId}
       AND a.type_id = (SELECT t.type_id FROM sample_types t WHERE t.identifier = requested.identifier)
-      AND a.day >= $4::date AND a.day <= $5::date`;
+      AND a.day >= ${firstDay} AND a.day <= ${lastDay}`;
+/** The buckets of the requested type in the page's days. */
+const REQUESTED_BUCKETS = bucketsSql('$1', '$4::date', '$5::date');
 
 const DAILY_METRICS_PAGE = `
   SELECT requested.identifier, requested.position, bucket.day, bucket.value
@@ -164,31 +166,61 @@ const DAILY_METRICS_TEXT = prepared(DAILY_METRICS_TEXT_SQL);
  * values as a binary float8 array, which costs PostgreSQL a quarter less
  * again than writing each day's JSON (bench/RESULTS.md, issue 12). When the
  * types hold more than `limit` days together, the page is cut by
- * DAILY_METRICS_TEXT_SQL after all. For offset 0 only: it takes pageParams
- * without the offset.
+ * DAILY_METRICS_TEXT_SQL after all. For offset 0 only.
+ *
+ * The first pages of a turn's requests fold into one statement
+ * (src/db/fold.ts): their types run together, each with its request's
+ * number, user, days and limit, and `position` counts through them all. $1
+ * request numbers (int[]), $2 users, $3 identifiers, $4 cumulative flags, $5
+ * first days, $6 last days, $7 limits (null: every day).
  */
-const DAILY_FIRST_PAGE_COLUMNS_SQL = `
-  SELECT requested.position::int AS position, days.count, days.dates, days."values"
-  FROM ${REQUESTED}
+const DAILY_FIRST_PAGES_COLUMNS = prepared(`
+  SELECT requested.request, requested.position::int AS position, days.count, days.dates, days."values"
+  FROM unnest($1::int[], $2::uuid[], $3::text[], $4::boolean[], $5::date[], $6::date[], $7::int[])
+       WITH ORDINALITY AS requested (request, user_id, identifier, cumulative, first_day, last_day, page_limit, position)
   CROSS JOIN LATERAL (
     SELECT count(*)::int AS count, string_agg(bucket.day::text, '' ORDER BY bucket.day) AS dates,
            ${float8ArraySql('array_agg(bucket.value ORDER BY bucket.day)')} AS "values"
     FROM (
-      SELECT a.day, ${BUCKET_VALUE} AS value${REQUESTED_BUCKETS}
+      SELECT a.day, ${BUCKET_VALUE} AS value${bucketsSql('requested.user_id', 'requested.first_day', 'requested.last_day')}
         AND ${isValueSql(BUCKET_VALUE)}
       ORDER BY a.day
-      LIMIT $6 + 1
+      LIMIT requested.page_limit + 1
     ) bucket
   ) days
   WHERE days.count > 0
-  ORDER BY requested.position`;
+  ORDER BY requested.position`);
 
-const DAILY_FIRST_PAGE_COLUMNS = prepared(DAILY_FIRST_PAGE_COLUMNS_SQL);
+interface FirstPageRow {
+  request: number;
+  position: number;
+  count: number;
+  dates: string;
+  values: string;
+}
+
+/** Each request's rows, positions counted from 1 within it. */
+const firstPagesOf = foldedRead<DailyPage, FirstPageRow[]>(async (db, pages) => {
+  const columns: unknown[][] = [[], [], [], [], [], [], []];
+  /** Types of the requests before each: the positions to take off its rows'. */
+  const before: number[] = [];
+  pages.forEach((page, request) => {
+    before.push(columns[0].length);
+    for (const type of page.types) {
+      const values = [request, page.userId, type.identifier, type.cumulative, page.firstDay, page.lastDay, page.limit];
+      values.forEach((value, k) => columns[k].push(value));
+    }
+  });
+  const { rows } = await db.query<FirstPageRow>(DAILY_FIRST_PAGES_COLUMNS(columns));
+  const answers: FirstPageRow[][] = pages.map(() => []);
+  for (const row of rows) answers[row.request].push({ ...row, position: row.position - before[row.request] });
+  return answers;
+});
 
 /** The page at offset 0 (`page.offset` is not read) as columns when the types' days fit it whole, else null (then read the page: dailyValuesText). */
 export async function dailyFirstPageColumns(db: Db, page: DailyPage): Promise<DailyValueColumns | null> {
-  const params = pageParams({ ...page, offset: 0 }).slice(0, -1);
-  const { rows } = await db.query<{ position: number; count: number; dates: string; values: string }>(DAILY_FIRST_PAGE_COLUMNS(params));
+  const key = JSON.stringify([page.userId, page.types, page.firstDay, page.lastDay, page.limit]);
+  const rows = await firstPagesOf(db, key, page);
   let total = 0;
   for (const row of rows) total += row.count;
   if (page.limit !== null && total > page.limit) return null;
