@@ -1,7 +1,7 @@
 // Folded reads (src/db/fold.ts) when the requests of a turn differ. The route
 // bench asks one URL again and again, so a turn's requests there are the same
 // and fold into one lookup; here each connection asks in turn for another
-// user (profile, latest and daily metrics, activity, state of mind) or another workout, so a
+// user (profile, latest and daily metrics, workouts, activity, state of mind) or another workout, so a
 // turn's statement looks up several keys. This build against another, runs
 // interleaved, median of BENCH_RUNS (3) runs of BENCH_SECONDS (2) s at 10
 // connections, with server and PostgreSQL CPU per request:
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     const cases: Array<[string, string[]]> = [
       [`/v1/profile, ${profiled.length} users in turn`, profiled.map((u) => `/v1/profile?user=${u}`)],
       [`/v1/metrics/latest (5 types), ${users.length} users in turn`, users.map((u) => `/v1/metrics/latest?types=${LATEST_TYPES.join(',')}&user=${u}`)],
+      [`/v1/workouts, ${users.length} users in turn`, users.map((u) => `/v1/workouts?user=${u}`)],
       [`/v1/workouts/{uuid}, ${listed.workouts.length} workouts in turn`, listed.workouts.map((w) => `/v1/workouts/${w.uuid}`)],
       [`/v1/metrics/daily (5 types × 90 d), ${users.length} users in turn`, users.map((u) => `/v1/metrics/daily?types=${DAILY_TYPES.join(',')}&start=${ninety.start}&end=${ninety.end}&user=${u}`)],
       [`/v1/activity/summary (90 d), ${users.length} users in turn`, users.map((u) => `/v1/activity/summary?start=${ninety.start}&end=${ninety.end}&user=${u}`)],

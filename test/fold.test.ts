@@ -1,5 +1,5 @@
-// Folded reads (src/db/fold.ts): the users, profile, workout, latest-metric,
-// daily (first page), activity and state-of-mind requests that arrive in one turn of the event
+// Folded reads (src/db/fold.ts): the users, profile, workouts, workout,
+// latest-metric, daily (first page), activity and state-of-mind requests that arrive in one turn of the event
 // loop share one statement.
 // Over HTTP, many such requests at once — for two people, someone without a
 // profile, another's workout — each get the answer they get alone. And the
@@ -17,7 +17,7 @@ import { DEFAULT_USER, startServer, type TestServer } from './support/server.js'
 const A = person(1, { userId: DEFAULT_USER });
 const B = person(2);
 const NOBODY = 'f0000000-0000-4000-8000-00000000000f';
-const FOLDED = ['listUsers', 'getProfile', 'getWorkout', 'getLatestMetrics', 'getDailyMetrics', 'getActivitySummary', 'getStateOfMind'];
+const FOLDED = ['listUsers', 'getProfile', 'listWorkouts', 'getWorkout', 'getLatestMetrics', 'getDailyMetrics', 'getActivitySummary', 'getStateOfMind'];
 
 let db: TestDatabase;
 let server: TestServer;
@@ -53,6 +53,9 @@ test('many folded requests at once: each gets the answer it gets alone', async (
   paths.push(
     `/v1/metrics/daily?types=HKQuantityTypeIdentifierRestingHeartRate,HKQuantityTypeIdentifierStepCount&start=${T0}&end=${T0 + 7 * DAY}&user=${A.userId}`,
     `/v1/metrics/daily?types=HKQuantityTypeIdentifierStepCount,HKQuantityTypeIdentifierRestingHeartRate&start=${T0}&end=${T0 + 7 * DAY}&user=${B.userId}&limit=1`,
+    `/v1/workouts?user=${B.userId}`,
+    `/v1/workouts?limit=1&offset=1&user=${B.userId}`,
+    `/v1/workouts?activityType=running&start=${T0}`,
   );
   for (const days of [1, 7]) paths.push(`/v1/activity/summary?start=${T0}&end=${T0 + days * DAY}&user=${B.userId}`, `/v1/state-of-mind?start=${T0}&end=${T0 + days * DAY}`);
   const alone = new Map<string, { status: number; body: string }>();

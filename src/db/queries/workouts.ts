@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { jsonNumber } from '../../core/json-text.js';
 import { UUID_TEXT_LENGTH, uuidAt } from '../../core/uuid-text.js';
 import { prepared, type Db } from '../pool.js';
-import { foldedRead } from '../fold.js';
+import { foldedRead, foldedRow } from '../fold.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { typeLists, typeListsJson } from '../names.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
@@ -48,34 +48,51 @@ export interface WorkoutFilter {
   offset: number;
 }
 
-// One prepared statement per combination of filters given and form of the
-// page: each has a plan of its own (the activity type's index with one, the
-// start index without).
+// One prepared statement per combination of filters given: each has a plan
+// of its own (the activity type's index with one, the start index without).
 const PAGE_STATEMENTS = new Map<string, (values: unknown[]) => pg.QueryConfig>();
 
-/** The page's statement and its values: its rows, or one row of its columns (PAGE_COLUMNS). */
-function pageQuery(form: 'rows' | 'columns', userId: string, filter: WorkoutFilter): pg.QueryArrayConfig {
+/** The page's filters as SQL over $1…, their values (the user's first, limit and offset last) and types, and its shape. */
+function pageFilter(userId: string, filter: WorkoutFilter) {
   const values: unknown[] = [userId];
+  const types = ['uuid'];
   const where = ['w.user_id = $1'];
-  const add = (condition: string, value: unknown) => where.push(condition.replace('?', `$${values.push(value)}`));
-  if (filter.start !== undefined) add('w.start_ms >= ?', filter.start);
-  if (filter.end !== undefined) add('w.start_ms < ?', filter.end);
-  if (filter.activityType !== undefined) add('w.activity_type = ?', filter.activityType);
-  const shape = `${form}:${filter.start !== undefined}:${filter.end !== undefined}:${filter.activityType !== undefined}`;
+  const add = (condition: string, value: unknown, type: string) => {
+    where.push(condition.replace('?', `$${values.push(value)}`));
+    types.push(type);
+  };
+  if (filter.start !== undefined) add('w.start_ms >= ?', filter.start, 'bigint');
+  if (filter.end !== undefined) add('w.start_ms < ?', filter.end, 'bigint');
+  if (filter.activityType !== undefined) add('w.activity_type = ?', filter.activityType, 'text');
+  const n = values.length;
+  const page = (uuid: string) =>
+    `SELECT ${uuid}${WORKOUT_SUMMARY_COLUMNS} FROM workouts w WHERE ${where.join(' AND ')} ORDER BY w.start_ms DESC, w.uuid LIMIT $${n + 1} OFFSET $${n + 2}`;
+  const shape = `${filter.start !== undefined}:${filter.end !== undefined}:${filter.activityType !== undefined}`;
+  return { page, values: [...values, filter.limit, filter.offset], types: [...types, 'bigint', 'bigint'], shape };
+}
+
+/** The page's statement and its values, as rows. */
+function pageQuery(userId: string, filter: WorkoutFilter): pg.QueryArrayConfig {
+  const { page, values, shape } = pageFilter(userId, filter);
   let statement = PAGE_STATEMENTS.get(shape);
-  if (!statement) {
-    const n = values.length;
-    const page = (uuid: string) =>
-      `SELECT ${uuid}${WORKOUT_SUMMARY_COLUMNS} FROM workouts w WHERE ${where.join(' AND ')} ORDER BY w.start_ms DESC, w.uuid LIMIT $${n + 1} OFFSET $${n + 2}`;
-    statement = prepared(form === 'rows' ? page('') : PAGE_COLUMNS(page('w.uuid AS u, ')));
-    PAGE_STATEMENTS.set(shape, statement);
-  }
-  return { ...statement([...values, filter.limit, filter.offset]), rowMode: 'array' as const };
+  if (!statement) PAGE_STATEMENTS.set(shape, (statement = prepared(page(''))));
+  return { ...statement(values), rowMode: 'array' as const };
+}
+
+// The page as one row of columns (PAGE_COLUMNS), one reader per shape: the
+// requests of a turn fold into one statement (src/db/fold.ts).
+const PAGE_COLUMN_READS = new Map<string, (db: Db, params: readonly unknown[]) => Promise<string[]>>();
+
+function pageColumns(db: Db, userId: string, filter: WorkoutFilter): Promise<string[]> {
+  const { page, values, types, shape } = pageFilter(userId, filter);
+  let read = PAGE_COLUMN_READS.get(shape);
+  if (!read) PAGE_COLUMN_READS.set(shape, (read = foldedRow<string[]>(PAGE_COLUMNS(page('w.uuid AS u, ')), types, 'array')));
+  return read(db, values);
 }
 
 /** One page of a user's workouts, newest first (start_ms DESC, then uuid), as rows of values. */
 async function workoutRows(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryRow[]> {
-  const { rows } = await db.query<WorkoutSummaryRow>(pageQuery('rows', userId, filter));
+  const { rows } = await db.query<WorkoutSummaryRow>(pageQuery(userId, filter));
   // The page holds the streams' type ids until they are named here.
   const metrics = await typeLists(db, rows.map((row) => row[8] as unknown as number[]));
   rows.forEach((row, i) => (row[8] = metrics[i]));
@@ -110,8 +127,7 @@ const PAGE_COLUMNS = (page: string) => `
 
 /** /v1/workouts' body: the bytes JSON.stringify({ workouts: listWorkouts(…), nextOffset }) gives, built as text from one row of columns. */
 export async function workoutsPageBody(db: Db, userId: string, filter: WorkoutFilter): Promise<string> {
-  const { rows } = await db.query<string[]>(pageQuery('columns', userId, filter));
-  const [uuids, activityTypes, starts, ends, durations, distances, energies, hasRoute, streams] = rows[0];
+  const [uuids, activityTypes, starts, ends, durations, distances, energies, hasRoute, streams] = await pageColumns(db, userId, filter);
   const count = uuids.length / UUID_TEXT_LENGTH;
   const types = JSON.parse(activityTypes) as string[];
   const [start, end, durationS, distanceM, energyKcal] = [starts, ends, durations, distances, energies].map(float8ArrayFromSql);
