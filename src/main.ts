@@ -13,7 +13,7 @@ import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
 import { stopOwnCluster } from './db/embedded.js';
 import { startMcpListener, type RunningMcp } from './start/mcp.js';
 import { installShutdown, STOP_SIGNALS } from './start/shutdown.js';
-import { receiverBanner, receiverBeside, type RunningReceiver } from './start/receiver.js';
+import { receiverBanner, receiverBeside, type ReceiverHandle } from './start/receiver.js';
 import { checkStoredZone, servingZone, warnIfLoginWrites } from './start/stored-zone.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   }
 
   let mcp: RunningMcp | null;
-  let receiver: () => RunningReceiver | null;
+  let receiver: ReceiverHandle;
   try {
     mcp = await startMcpListener(services, allRoutes(), server);
     receiver = await receiverBeside(uws, resolved, { databaseUrl: embedded?.ingestUrl ?? config.ingest.databaseUrl!, tokens, throttle: server.throttle });
@@ -102,8 +102,11 @@ async function main(): Promise<void> {
     services,
     receiver,
     mcp: mcp?.server,
-    finally: async () => {
+    beforeStop: () => {
       tokens.stop();
+      receiver.stopStarting();
+    },
+    finally: async () => {
       await embedded?.database.close();
     },
   });

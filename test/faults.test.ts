@@ -457,7 +457,7 @@ describe('SIGTERM under load', () => {
         assert.equal(answer?.status, 200);
         const body = JSON.parse(answer!.body.toString());
         if (paths[i] === '/v1/profile') assert.equal(body.name, ME.name);
-        else assert.ok(Array.isArray(body.metrics));
+        else assert.ok(Array.isArray(body.samples));
       });
       assert.equal(await exited, 0);
     } finally {

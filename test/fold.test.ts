@@ -4,7 +4,8 @@
 // Over HTTP, many such requests at once — for two people, someone without a
 // profile, another's workout — each get the answer they get alone. And the
 // folding itself, on a real pool: one statement for a turn's distinct inputs,
-// none for requests whose clients left, a failed one tried input by input.
+// none for requests whose clients left, one failed on a value tried input by
+// input (not one that timed out).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -115,4 +116,16 @@ test('one statement for the distinct inputs of a turn; none for requests whose c
   assert.deepEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : /division by zero/.test(String(o.reason)))), [30, true, 12, true]);
   assert.deepEqual(divisions[0], [2, 0, 5]);
   assert.deepEqual(divisions.slice(1).map(([d]) => d).sort(), [0, 2, 5]);
+
+  // A timeout is no input's doing: tried again input by input, each request would wait a whole timeout more.
+  let slowRuns = 0;
+  const slow = foldedRead<number, number>(async (c, inputs) => {
+    slowRuns++;
+    await c.query('SET statement_timeout = 100');
+    await c.query('SELECT pg_sleep(5)');
+    return [...inputs];
+  });
+  const timedOut = await Promise.allSettled([1, 2, 3].map((n) => slow(live, String(n), n)));
+  for (const outcome of timedOut) assert.ok(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code === '57014', String(outcome.status));
+  assert.equal(slowRuns, 1);
 });

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -167,5 +168,39 @@ test('a device token issued to a server whose receiver login lacks the writer ro
     await db.query(`REVOKE healthd_writer FROM ${NOBODY}`);
     if (tokenId) await run(process.execPath, [tokensCli, 'revoke', tokenId], { env: { ...process.env, DATABASE_URL: db.url } });
     await late.stop();
+  }
+});
+
+test('a server stopping while its receiver start is being retried does not start it: the role granted during the stop starts nothing', async () => {
+  const tokensCli = join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js');
+  const run = promisify(execFile);
+  const stopping = await startServer({ databaseUrl: loginUrl(READER), env: { SERVICE_USER_ID: SYNC_USER, INGEST_DATABASE_URL: loginUrl(NOBODY), QUERY_TIMEOUT_MS: '20000' } });
+  const locker = new pg.Client({ connectionString: db.url });
+  await locker.connect();
+  let tokenId = '';
+  try {
+    const issued = await run(process.execPath, [tokensCli, 'issue', '--user', SYNC_USER, '--name', 'phone during a stop'], { env: { ...process.env, DATABASE_URL: db.url } });
+    tokenId = /issued upload token (\d+)/.exec(issued.stderr)![1];
+    await waitFor('the refusal in the log', async () => /could not start the sync receiver/.test(stopping.output()));
+    // A read held on a lock keeps the stop going for more than two re-reads of the tokens.
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE profiles IN ACCESS EXCLUSIVE MODE');
+    const held = stopping.get('/v1/profile');
+    await waitFor('the read on the lock', async () => (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'profiles'::regclass`))[0].n > 0);
+    stopping.child.kill('SIGTERM');
+    await waitFor('the stop to begin', async () => stopping.output().includes('"msg":"shutting down"'));
+    await db.query(`GRANT healthd_writer TO ${NOBODY}`);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    assert.doesNotMatch(stopping.output(), /receiver listening/);
+    await locker.query('ROLLBACK');
+    assert.ok([200, 404].includes((await held).status));
+    const [code] = await once(stopping.child, 'exit');
+    assert.equal(code, 0, stopping.output());
+    assert.doesNotMatch(stopping.output(), /receiver listening/);
+  } finally {
+    await locker.end().catch(() => {});
+    await db.query(`REVOKE healthd_writer FROM ${NOBODY}`);
+    if (tokenId) await run(process.execPath, [tokensCli, 'revoke', tokenId], { env: { ...process.env, DATABASE_URL: db.url } });
+    if (stopping.child.exitCode === null) await stopping.stop();
   }
 });

@@ -56,9 +56,9 @@ class Folder<I, R> {
   /**
    * One statement for `entries`, on a connection of its own. As a request's
    * own statement would (src/db/pool.ts), it is not sent when every client
-   * left while it waited for the connection. A failure of a statement for
-   * several inputs is tried again input by input (`split`), so that an input
-   * the database refuses, or a slow one, fails only its own requests.
+   * left while it waited for the connection. A statement for several inputs
+   * that fails on a value is tried again input by input (`split`), so that
+   * an input the database refuses fails only its own requests.
    */
   private send(entries: Array<Pending<I, R>>, split: boolean): void {
     let live = stillWaiting(entries);
@@ -74,7 +74,7 @@ class Folder<I, R> {
         results = await this.run(client, live.map((entry) => entry.input));
       } catch (error) {
         client.release(error as Error);
-        if (split && live.length > 1) for (const entry of live) this.send([entry], false);
+        if (split && live.length > 1 && inputsMayCause(error)) for (const entry of live) this.send([entry], false);
         else fail(error);
         return;
       }
@@ -83,6 +83,17 @@ class Folder<I, R> {
     }, fail);
   }
 }
+
+/**
+ * Whether one input may have caused `error`: PostgreSQL's data exceptions
+ * (class 22: a value out of range, a division by zero). Not a timeout or a
+ * lost connection, which trying again input by input would only repeat, each
+ * request waiting its whole timeout once more.
+ */
+const inputsMayCause = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('22');
+};
 
 /** The entries with a waiter whose client is still there, those waiters only; the others' are told ClientGone. */
 function stillWaiting<I, R>(entries: Array<Pending<I, R>>): Array<Pending<I, R>> {

@@ -43,20 +43,27 @@ export interface ReceiverParts {
  * that granting the role or freeing the port is enough. Answers a getter of
  * the running receiver, or null.
  */
-export async function receiverBeside(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<() => RunningReceiver | null> {
+export async function receiverBeside(uws: Uws, config: ResolvedConfig, parts: ReceiverParts): Promise<ReceiverHandle> {
   let running: RunningReceiver | null = null;
+  /** Set when the server stops: no start from then on, and one under way is closed as it comes up. */
+  let stopped = false;
   if (config.ingest.uploadToken !== null || parts.tokens.hasUploadTokens) {
     running = await startReceiver(uws, config, parts);
   } else {
     let starting = false;
     let lastFailure = '';
     parts.tokens.whileUploadTokens(() => {
-      if (running || starting) return;
+      if (running || starting || stopped) return;
       starting = true;
       startReceiver(uws, config, parts).then(
         (started) => {
-          running = started;
           starting = false;
+          if (stopped) {
+            started.server.stopListening();
+            void started.close();
+            return;
+          }
+          running = started;
           process.stdout.write(receiverBanner(config, started.port, false));
         },
         (error) => {
@@ -69,7 +76,13 @@ export async function receiverBeside(uws: Uws, config: ResolvedConfig, parts: Re
       );
     });
   }
-  return () => running;
+  return Object.assign(() => running, { stopStarting: () => void (stopped = true) });
+}
+
+/** The running receiver, or null; `stopStarting` (at shutdown) ends the tries to start one. */
+export interface ReceiverHandle {
+  (): RunningReceiver | null;
+  stopStarting(): void;
 }
 
 export const RECEIVER_RETRY = `could not start the sync receiver for the device tokens; tried again every ${TOKEN_REFRESH_MS / 1000} s`;

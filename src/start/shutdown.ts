@@ -19,6 +19,8 @@ export interface Stoppable {
   receiver?: () => { server: { stopListening(): void; readonly inFlight: number }; close(): Promise<void> } | null;
   /** The MCP listener, when running: stops listening with the read API; its requests are waited for alike. */
   mcp?: McpHttpServer | null;
+  /** Runs first (no more token re-reads, no receiver started from then on). */
+  beforeStop?: () => void;
   /** Runs last (the embedded cluster's stop). */
   finally?: () => Promise<void>;
 }
@@ -30,6 +32,7 @@ export function installShutdown(parts: Stoppable): void {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    parts.beforeStop?.();
     log.info('shutting down', { signal });
     server.stopListening();
     const receiver = parts.receiver?.() ?? null;

@@ -425,9 +425,8 @@ export function rawExchange(port: number, parts: Array<string | Buffer>): Promis
 }
 
 /**
- * A read that sends a statement of its own for every request (the reads of
- * users, profiles, a workout, the latest metrics, activity and state of mind
- * fold the requests of a turn into one, src/db/fold.ts): to hold queries on a
- * lock of its table.
+ * A read that sends a statement of its own for every request, the samples
+ * page's COPY (most reads fold the requests of a turn into one statement,
+ * src/db/fold.ts): to hold queries on a lock of its table.
  */
-export const OWN_STATEMENT_READ = { path: `/v1/metrics/daily?types=HKQuantityTypeIdentifierStepCount&start=${T0}&end=${T0 + DAY}`, table: 'daily_aggregates' } as const;
+export const OWN_STATEMENT_READ = { path: `/v1/samples?type=HKQuantityTypeIdentifierStepCount&start=${T0}&end=${T0 + DAY}`, table: 'samples' } as const;

@@ -122,7 +122,7 @@ export const getWorkoutRoute = defineTool({
   description:
     `The GPS track of a workout: at most max_points recorded points (default ${MCP.defaultPoints}) picked evenly, first and last kept, as ` +
     "[seconds from the workout's start, latitude, longitude, altitude m or null]; distanceM is the length of the whole track and elevationGainM its total climb " +
-    '(both over every recorded point, unsmoothed). totalPoints is how many were recorded. Refused when the workout has no track (hasRoute false).',
+    '(both over every recorded point, unsmoothed). totalPoints is how many were recorded; a workout without a track (hasRoute false) has none: totalPoints 0, no points.',
   input: { uuid: WorkoutUuid, max_points: MaxPoints('Track points'), user: UserInput },
   async run({ uuid, max_points, user }, ctx) {
     const zone = ctx.config.timeZone;
