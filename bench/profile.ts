@@ -1,5 +1,6 @@
 // CPU profiles of healthd under the bench's load, one route at a time:
-// `node dist/bench/profile.js [name fragment …]` (after `npx tsc -p .`).
+// `node dist/bench/profile.js [name fragment …]` (after `npx tsc -p .`; a
+// fragment ending in `$` is a whole name).
 // Starts healthd with --cpu-prof, drives the route for PROFILE_SECONDS (5 s)
 // at 10 connections, stops it (the profile is written at exit) and prints
 // where the server's main thread spent its time, as markdown. Profiles are
@@ -11,7 +12,7 @@ import { closeChildren } from './lib/child.js';
 import { summarizeProfile } from './lib/cpu-profile.js';
 import { DATASET, openDataset } from './lib/dataset.js';
 import { httpLoad } from './lib/http-load.js';
-import { benchRoutes, type BenchContext } from './lib/routes.js';
+import { benchRoutes, nameMatches, ordinaryWorkout, type BenchContext } from './lib/routes.js';
 import { BENCH_TOKEN, startHealthd } from './lib/systems.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
@@ -23,9 +24,11 @@ async function main(): Promise<void> {
   const fragments = process.argv.slice(2);
   const dataset = await openDataset(DATA_DIR, DATASET, (line) => process.stderr.write(line + '\n'));
   const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
-  const routes = benchRoutes(ctx).filter((r) => fragments.length === 0 || fragments.some((f) => r.name.includes(f)));
   const settings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: 10, workerThreads: 2 };
   try {
+    const finder = await startHealthd(settings, 1);
+    ctx.detailWorkoutUuid = await ordinaryWorkout(finder.baseUrl, ctx.longRideUuid).finally(() => finder.stop());
+    const routes = benchRoutes(ctx).filter((r) => fragments.length === 0 || fragments.some((f) => nameMatches(r.name, f)));
     for (const route of routes) {
       const dir = join(PROFILE_DIR, route.route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') + (route.auth === 'wrong' ? '-401' : ''));
       await rm(dir, { recursive: true, force: true });

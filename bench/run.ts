@@ -26,7 +26,7 @@ import { postmasterPid } from './lib/cpu.js';
 import { exportSection } from './lib/export-section.js';
 import { renderRoutes, writeSection, type RouteResult, type ScalingRow, type SweepRow } from './lib/report.js';
 import { bareBaselines } from './lib/bare-sql.js';
-import { benchRoutes, type BenchContext, type BenchRoute } from './lib/routes.js';
+import { benchRoutes, nameMatches, ordinaryWorkout, type BenchContext, type BenchRoute } from './lib/routes.js';
 import { BENCH_TOKEN, startFastify, startHealthd, startHello, type Baseline, type Healthd, type SystemSettings } from './lib/systems.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -56,13 +56,6 @@ function headersFor(route: BenchRoute): Record<string, string> {
 
 function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS, serverPids?: number[], postmasterPid?: number) {
   return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong', serverPids, postmasterPid };
-}
-
-/** A workout of the bench user other than the long ride, for /v1/workouts/{uuid}. */
-async function ordinaryWorkout(baseUrl: string, longRideUuid: string): Promise<string | undefined> {
-  const response = await fetch(`${baseUrl}/v1/workouts?limit=5`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
-  const { workouts } = (await response.json()) as { workouts: { uuid: string }[] };
-  return workouts.map((w) => w.uuid).find((uuid) => uuid.toLowerCase() !== longRideUuid.toLowerCase());
 }
 
 /** One request, checked: the status the bench expects, and the parsed body. */
@@ -103,7 +96,7 @@ async function main(): Promise<void> {
     healthd = await startHealthd(settings, 1);
     ctx.detailWorkoutUuid = await ordinaryWorkout(healthd.baseUrl, ctx.longRideUuid);
     const all = benchRoutes(ctx);
-    routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => (fragment.endsWith('$') ? r.name === fragment.slice(0, -1) : r.name.includes(fragment)))));
+    routes = all.filter((r) => registered.has(r.route) && (only.length === 0 || only.some((fragment) => nameMatches(r.name, fragment))));
     missing = all.filter((r) => !registered.has(r.route)).map((r) => r.name);
     for (const route of routes) {
       const ours = await probe(healthd.baseUrl, route);

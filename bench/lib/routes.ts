@@ -3,6 +3,7 @@
 // (then its targets are the database ceiling and Fastify; otherwise the HTTP
 // ceiling). Ranges end on the dataset's last day.
 import { dayAfter, dayStartMs } from '../../src/core/local-days.js';
+import { BENCH_TOKEN } from './systems.js';
 
 export interface BenchContext {
   userId: string;
@@ -95,3 +96,13 @@ export function benchRoutes(ctx: BenchContext): BenchRoute[] {
       : []),
   ];
 }
+
+/** A workout of the bench user other than the long ride, for /v1/workouts/{uuid}, asked of healthd at `baseUrl`. */
+export async function ordinaryWorkout(baseUrl: string, longRideUuid: string): Promise<string | undefined> {
+  const response = await fetch(`${baseUrl}/v1/workouts?limit=5`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+  const { workouts } = (await response.json()) as { workouts: { uuid: string }[] };
+  return workouts.map((w) => w.uuid).find((uuid) => uuid.toLowerCase() !== longRideUuid.toLowerCase());
+}
+
+/** Whether a route's name matches a command line's fragment: a part of it, or all of it when the fragment ends in `$`. */
+export const nameMatches = (name: string, fragment: string): boolean => (fragment.endsWith('$') ? name === fragment.slice(0, -1) : name.includes(fragment));
