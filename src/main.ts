@@ -18,6 +18,8 @@ import { checkStoredZone, servingZone, warnIfLoginWrites } from './start/stored-
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
 function refuse(message: string): never {
+  // A start a signal is stopping fails on its way out: the stop says so and exits.
+  if (stoppingWhileStarting) throw new Error(message);
   process.stderr.write(`healthd: ${message}\n`);
   process.exit(1);
 }
@@ -34,6 +36,8 @@ async function main(): Promise<void> {
 
   // A stop asked before the shutdown below is in place: the embedded cluster this start began goes too.
   const stopWhileStarting = (signal: NodeJS.Signals) => {
+    // A second signal while the stop runs changes nothing (unhandled, it would kill the process mid-stop).
+    if (stoppingWhileStarting) return;
     stoppingWhileStarting = true;
     process.stderr.write(`healthd: stopped by ${signal} while starting\n`);
     // The sessions the stop ends (the demo's load, a migration) fail on their way out: expected, not a crash.
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
     process.on('unhandledRejection', () => {});
     void (config.database.url ? Promise.resolve() : stopOwnCluster(config.database.dataDir)).finally(() => process.exit(1));
   };
-  for (const signal of STOP_SIGNALS) process.once(signal, stopWhileStarting);
+  for (const signal of STOP_SIGNALS) process.on(signal, stopWhileStarting);
 
   let embedded: EmbeddedServing | null = null;
   try {

@@ -9,7 +9,8 @@ import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '../src/db/embedded.js';
+import pg from 'pg';
+import { embeddedUrl, freePort } from '../src/db/embedded.js';
 import { tmpRoot } from './support/db.js';
 import { importCli } from './support/import-cli.js';
 import { MAIN, runServerExpectingExit } from './support/server.js';
@@ -238,11 +239,12 @@ test('a server or import killed outright leaves its PostgreSQL running: the next
   }
 });
 
-test('a stop signal to the server alone while it is still starting (the demo loading) stops the cluster it began, quietly', { timeout: 120_000 }, async () => {
+test('a stop signal to the server alone while it is still starting (the demo loading) stops the cluster it began, quietly; the next start loads the demo again', { timeout: 180_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpRoot(), 'stop-starting-'));
+  const pgPort = await freePort();
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SERVICE_') && key !== 'DATABASE_URL') env[key] = value;
-  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' });
+  Object.assign(env, { HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' });
   // Its own process group: the signal reaches the server and not PostgreSQL, as a supervisor's SIGTERM to one pid does.
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
@@ -260,13 +262,37 @@ test('a stop signal to the server alone while it is still starting (the demo loa
       child.stderr!.on('data', check);
     });
     assert.notEqual(runningPostmaster(dataDir), null, 'the cluster runs while the demo loads');
+    // Once the demo's users are stored (its data comes after them, in one go at the end).
+    const superuser = new pg.Client({ connectionString: embeddedUrl(dataDir, pgPort, 'postgres', readFileSync(join(dataDir, 'pg-superuser-password'), 'utf8').trim()) });
+    await superuser.connect();
+    try {
+      const stored = async () => (await superuser.query<{ users: number; samples: number }>('SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM samples)::int AS samples')).rows[0];
+      for (let tries = 0; (await stored()).users === 0; tries++) {
+        assert.ok(tries < 600, 'the demo stored its users');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.equal((await stored()).samples, 0, 'the signal comes before the demo data');
+    } finally {
+      await superuser.end();
+    }
     child.kill('SIGTERM');
+    // A second signal during the stop (an impatient Ctrl-C) changes nothing.
+    child.kill('SIGINT');
     const [code] = await once(child, 'exit');
     assert.equal(code, 1, output);
-    assert.match(output, /^healthd: stopped by SIGTERM while starting$/m);
+    // One line, for whichever signal came first (pending signals are delivered lowest number first).
+    const said = output.match(/^healthd: .*$/gm) ?? [];
+    assert.equal(said.length, 1, output);
+    assert.match(said[0], /^healthd: stopped by SIG(TERM|INT) while starting$/);
     assert.doesNotMatch(output, /failed to start|Error:/);
     assert.equal(runningPostmaster(dataDir), null, 'the cluster stopped with it');
     assert.equal(existsSync(join(dataDir, 'pg-owner.pid')), false);
+    // The demo's users were stored before its data: the next start sees the load was cut short and makes it again.
+    const next = await startWithoutSettings(dataDir, pgPort);
+    assert.match(next.output(), /loading demo data again \(its first load was cut short\)/);
+    const workouts = await fetch(next.url + '/v1/workouts', { headers: { authorization: `Bearer ${next.token}` } });
+    assert.ok(((await workouts.json()) as { workouts: unknown[] }).workouts.length > 0, 'the demo user has workouts');
+    assert.equal(await next.stop(), '0');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     const left = runningPostmaster(dataDir);

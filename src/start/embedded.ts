@@ -14,7 +14,7 @@ import { READ_ROLE, WRITER_ROLE } from '../db/migrations.js';
 import { ensureLoginRole } from '../db/roles.js';
 import { embeddedUrl, runningClusterPort, secretFile } from '../db/embedded.js';
 import { openWritableDatabase, type DatabaseHandle } from '../db/writable-database.js';
-import { hasUsers, preferredUser, replaceOnlyUsers } from '../db/writes/demo.js';
+import { hasUsers, holdsOnlyEmptyUsers, preferredUser, replaceOnlyUsers } from '../db/writes/demo.js';
 import { storedTimeZone } from '../db/writes/setup.js';
 import { demoUserId } from '../demo/ids.js';
 import { log } from '../log.js';
@@ -64,13 +64,18 @@ export async function prepareEmbedded(config: Config): Promise<EmbeddedServing> 
     let defaultUserId = config.defaultUserId;
     let ingestUrl: URL;
     try {
-      const loadDemo = async (why: string) => {
+      const loadDemo = async (why: string, timeZone = config.timeZone) => {
         log.info(why, EMBEDDED_DEMO);
-        const result = await generateDemo(database.url, { ...EMBEDDED_DEMO, timeZone: config.timeZone });
+        const result = await generateDemo(database.url, { ...EMBEDDED_DEMO, timeZone });
         log.info('demo data loaded', { samples: result.samples, seconds: result.seconds });
       };
       if (!(await hasUsers(admin))) {
         await loadDemo('loading demo data (once, into the empty embedded database)');
+      } else if (await holdsOnlyEmptyUsers(admin, embeddedDemoUsers())) {
+        // A first start stopped while the demo loaded: its users are there, their data is not. Made again in the zone it claimed, unless one is set now.
+        const zone = config.timeZoneSet ? config.timeZone : ((await storedTimeZone(admin)) ?? config.timeZone);
+        await replaceOnlyUsers(admin, embeddedDemoUsers(), zone);
+        await loadDemo('loading demo data again (its first load was cut short)', zone);
       } else if (config.timeZoneSet && !sameZone(await storedTimeZone(admin), config.timeZone) && (await replaceOnlyUsers(admin, embeddedDemoUsers(), config.timeZone))) {
         // Nothing but the demo was cut in the stored zone: it gives way to the zone now set, as it does to a first import.
         await loadDemo(`the demo data was cut in another zone: making it again in ${config.timeZone} (SERVICE_TIME_ZONE)`);

@@ -91,6 +91,20 @@ export async function holdsOnlyUsers(client: pg.ClientBase, userIds: readonly st
   return rows[0].only;
 }
 
+/**
+ * Whether the database holds these users and nothing else, and none of them
+ * any data: a demo whose load was cut short (its users commit first, its
+ * data after).
+ */
+export async function holdsOnlyEmptyUsers(client: pg.ClientBase, userIds: readonly string[]): Promise<boolean> {
+  const { rows } = await client.query<{ empty: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM users)
+        AND NOT EXISTS (SELECT 1 FROM users u WHERE u.user_id <> ALL($1::uuid[]) OR ${holdsDataSql('u.user_id')}) AS empty`,
+    [userIds],
+  );
+  return rows[0].empty;
+}
+
 /** Of these users, the first one the database holds; else the first user it saw that holds data; else the first it saw; null when it holds none. */
 export async function preferredUser(client: pg.ClientBase, preferred: readonly string[]): Promise<string | null> {
   const { rows } = await client.query<{ user_id: string }>(
