@@ -120,6 +120,9 @@ function socketDirectory(databaseDir: string, port: number): string | null {
   return socketFile(databaseDir, port).length <= MAX_SOCKET_PATH ? databaseDir : null;
 }
 
+/** PostgreSQL's lock file of the cluster under `dir` (its first line the postmaster's pid, its fourth the port). */
+const lockFileOf = (dir: string): string => join(resolve(dir), 'pg', 'postmaster.pid');
+
 /**
  * The port the cluster of data directory `dir` runs on, read from its lock
  * file (pg/postmaster.pid, fourth line), or null when none is running there:
@@ -129,7 +132,7 @@ function socketDirectory(databaseDir: string, port: number): string | null {
 export function runningClusterPort(dir: string): number | null {
   let lines: string[];
   try {
-    lines = readFileSync(join(resolve(dir), 'pg', 'postmaster.pid'), 'utf8').split('\n');
+    lines = readFileSync(lockFileOf(dir), 'utf8').split('\n');
   } catch {
     return null;
   }
@@ -221,7 +224,7 @@ async function stopPostmaster(postmaster: number, lockFile: string): Promise<boo
 export async function stopOwnCluster(dir: string): Promise<void> {
   const root = resolve(dir);
   if (readPid(join(root, OWNER_FILE)) !== process.pid) return;
-  const lockFile = join(root, 'pg', 'postmaster.pid');
+  const lockFile = lockFileOf(root);
   const postmaster = readPid(lockFile);
   if (postmaster !== null && isAlive(postmaster)) await stopPostmaster(postmaster, lockFile);
   await rm(join(root, OWNER_FILE), { force: true });

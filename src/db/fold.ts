@@ -152,3 +152,29 @@ export function foldedRow<R>(sql: string, types: readonly string[], rowMode?: 'a
   });
   return (db, params) => read(db, JSON.stringify(params), params);
 }
+
+/**
+ * The items of a turn's requests (a request's types, say) run together for
+ * one statement: `columns[k]` holds every item's value k, each item led by
+ * its request's number; `before[i]`, how many items the requests before
+ * request i had.
+ */
+export function itemColumns<I>(inputs: readonly I[], width: number, itemsOf: (input: I) => unknown[][]): { columns: unknown[][]; before: number[] } {
+  const columns: unknown[][] = Array.from({ length: width + 1 }, () => []);
+  const before: number[] = [];
+  inputs.forEach((input, request) => {
+    before.push(columns[0].length);
+    for (const item of itemsOf(input)) {
+      columns[0].push(request);
+      item.forEach((value, k) => columns[k + 1].push(value));
+    }
+  });
+  return { columns, before };
+}
+
+/** Rows that carry their request's number, each request's in their order. */
+export function rowsByRequest<T extends { request: number }>(rows: readonly T[], requests: number): T[][] {
+  const answers: T[][] = Array.from({ length: requests }, () => []);
+  for (const row of rows) answers[row.request].push(row);
+  return answers;
+}

@@ -6,7 +6,7 @@ import type { DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { isValueSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
-import { foldedRead } from '../fold.js';
+import { foldedRead, itemColumns, rowsByRequest } from '../fold.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 
@@ -53,20 +53,9 @@ interface LatestRequest {
 }
 
 const latestOfRequests = foldedRead<LatestRequest, LatestSampleRow[]>(async (db, requests) => {
-  const numbers: number[] = [];
-  const users: string[] = [];
-  const identifiers: string[] = [];
-  requests.forEach((request, i) => {
-    for (const identifier of request.identifiers) {
-      numbers.push(i);
-      users.push(request.userId);
-      identifiers.push(identifier);
-    }
-  });
-  const { rows } = await db.query<LatestSampleRow & { request: number }>(LATEST_METRICS_FOLDED([numbers, users, identifiers]));
-  const answers: LatestSampleRow[][] = requests.map(() => []);
-  for (const { request, ...row } of rows) answers[request].push(row);
-  return answers;
+  const { columns } = itemColumns(requests, 2, (request) => request.identifiers.map((identifier) => [request.userId, identifier]));
+  const { rows } = await db.query<LatestSampleRow & { request: number }>(LATEST_METRICS_FOLDED(columns));
+  return rowsByRequest(rows, requests.length).map((answer) => answer.map(({ request, ...row }) => row));
 });
 
 export function latestSamples(db: Db, userId: string, identifiers: readonly string[]): Promise<LatestSampleRow[]> {
@@ -201,20 +190,10 @@ interface FirstPageRow {
 
 /** Each request's rows, positions counted from 1 within it. */
 const firstPagesOf = foldedRead<DailyPage, FirstPageRow[]>(async (db, pages) => {
-  const columns: unknown[][] = [[], [], [], [], [], [], []];
-  /** Types of the requests before each: the positions to take off its rows'. */
-  const before: number[] = [];
-  pages.forEach((page, request) => {
-    before.push(columns[0].length);
-    for (const type of page.types) {
-      const values = [request, page.userId, type.identifier, type.cumulative, page.firstDay, page.lastDay, page.limit];
-      values.forEach((value, k) => columns[k].push(value));
-    }
-  });
+  const { columns, before } = itemColumns(pages, 6, (page) => page.types.map((type) => [page.userId, type.identifier, type.cumulative, page.firstDay, page.lastDay, page.limit]));
   const { rows } = await db.query<FirstPageRow>(DAILY_FIRST_PAGES_COLUMNS(columns));
-  const answers: FirstPageRow[][] = pages.map(() => []);
-  for (const row of rows) answers[row.request].push({ ...row, position: row.position - before[row.request] });
-  return answers;
+  // Positions count through every request's types: from 1 within each.
+  return rowsByRequest(rows, pages.length).map((answer, request) => answer.map((row) => ({ ...row, position: row.position - before[request] })));
 });
 
 /** The page at offset 0 (`page.offset` is not read) as columns when the types' days fit it whole, else null (then read the page: dailyValuesText). */
