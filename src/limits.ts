@@ -181,6 +181,14 @@ export const INGEST = {
    * would refuse the batch on every retry.
    */
   nameChars: 255,
+  /**
+   * Levels of nesting kept in a free-form object a line carries and the store
+   * keeps as given (a workout's events and activities, a time context).
+   * Members nested deeper are unknown fields, which the protocol has a
+   * receiver ignore: they are left out (the protocol's own members end by the
+   * third level). Thousands of levels would overflow the stack storing them.
+   */
+  freeFormDepth: 16,
   /** A bucket's `intervalValue`: PostgreSQL's integer. */
   intervalValueMax: 2_147_483_647,
   /** Route points, and series points, in one batch. */

@@ -13,7 +13,7 @@ import { prepareEmbedded, type EmbeddedServing } from './start/embedded.js';
 import { stopOwnCluster } from './db/embedded.js';
 import { startMcpListener, type RunningMcp } from './start/mcp.js';
 import { installShutdown, STOP_SIGNALS } from './start/shutdown.js';
-import { receiverBanner, receiverBeside, type ReceiverHandle } from './start/receiver.js';
+import { NOT_SHOWN, receiverBanner, receiverBeside, type ReceiverHandle } from './start/receiver.js';
 import { checkStoredZone, servingZone, warnIfLoginWrites } from './start/stored-zone.js';
 import { readAuthenticator, TokenStore } from './tokens/store.js';
 
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   };
   const services = createServices(resolved, databaseUrl);
   const tokens = new TokenStore(services.pool);
+  tokens.afterEveryRead(() => services.exports.cutRevoked());
   try {
     if (resolved.ingest.uploadToken === resolved.apiToken) throw new ConfigError('SERVICE_UPLOAD_TOKEN must differ from SERVICE_API_TOKEN');
     await checkStoredZone(services);
@@ -121,12 +122,14 @@ async function main(): Promise<void> {
   process.stdout.write(`healthd listening on ${url}\n`);
   process.stdout.write(`  viewer: ${url}/app\n`);
   if (mcp) process.stdout.write(`  mcp:    ${mcp.url}\n`);
+  // A generated token is shown (the demo's newcomer has no other way to it); one the operator set is theirs already.
   if (embedded) {
-    process.stdout.write(`  token: ${resolved.apiToken}\n  user:  ${resolved.defaultUserId}\n`);
-    process.stdout.write(`  try:   curl -H 'Authorization: Bearer ${resolved.apiToken}' ${url}/v1/users\n`);
+    const generated = config.apiToken === null;
+    process.stdout.write(`  token: ${generated ? resolved.apiToken : NOT_SHOWN('SERVICE_API_TOKEN')}\n  user:  ${resolved.defaultUserId}\n`);
+    process.stdout.write(`  try:   curl -H "Authorization: Bearer ${generated ? resolved.apiToken : '$SERVICE_API_TOKEN'}" ${url}/v1/users\n`);
   }
   const running = receiver();
-  if (running) process.stdout.write(receiverBanner(resolved, running.port, embedded !== null));
+  if (running) process.stdout.write(receiverBanner(resolved, running.port, embedded !== null && config.ingest.uploadToken === null));
   await warnIfLoginWrites(services);
 }
 

@@ -3,10 +3,13 @@
 // server started with that limit at 300 ms).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { get as httpGet } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { BULK, BULK_START, DAY, ZONE, exportFixture, exportPath } from './support/export-fixture.js';
 import { bearer, waitFor } from './support/faults.js';
-import { startServer, TEST_TOKEN, type TestServer } from './support/server.js';
+import { DEFAULT_USER, startServer, TEST_TOKEN, type TestServer } from './support/server.js';
 
 const fixture = exportFixture();
 const { advisoryLocks, rawExport } = fixture;
@@ -77,6 +80,31 @@ describe('limits cut the file instead of ending it', () => {
       await waitFor('the slot back', async () => (await advisoryLocks()) === 0);
     } finally {
       await idle.stop();
+    }
+  });
+
+  test('a per-user read token revoked while its export runs: the file is cut at the next re-read of the tokens, never ended cleanly; other exports run on', async () => {
+    const cli = join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js');
+    const tokens = (...args: string[]) => promisify(execFile)(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: fixture.db.url } });
+    const token = (await tokens('issue', '--read', '--user', DEFAULT_USER, '--name', 'leaked')).stdout.trim();
+    const id = /^(\d+)\s+read\s+\S+\s+leaked\b/m.exec((await tokens('list')).stdout)![1];
+    const server = await startServer(env({}));
+    try {
+      const revoked = rawExport(bulk, { target: server, pauseAtHead: true, token });
+      const kept = rawExport(bulk, { target: server, pauseAtHead: true });
+      await Promise.all([revoked.headSeen, kept.headSeen]);
+      await tokens('revoke', id);
+      await waitFor('the revoked export cut', async () => server.output().includes('export stopped: its token was revoked'));
+      revoked.resume();
+      const cut = await revoked.finished;
+      assert.deepEqual([cut.status, cut.clean], [200, false]);
+      kept.resume();
+      const whole = await kept.finished;
+      assert.deepEqual([whole.status, whole.clean], [200, true], 'the export asked with SERVICE_API_TOKEN ends cleanly');
+      const refused = await server.getJson('/v1/users', { token });
+      assert.equal(refused.status, 401);
+    } finally {
+      await server.stop();
     }
   });
 

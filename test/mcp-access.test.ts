@@ -22,7 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../src/config.js';
 import { BATCH_REFUSED, createMcpHttpServer } from '../src/mcp/http.js';
-import { ARGUMENTS_NOT_OBJECT } from '../src/mcp/call-screen.js';
+import { ARGUMENTS_NOT_OBJECT, CALL_WITHOUT_NAME } from '../src/mcp/call-screen.js';
 import { McpCore } from '../src/mcp/server.js';
 import { allRoutes } from '../src/routes/all.js';
 import { closeServices, createServices } from '../src/services.js';
@@ -194,6 +194,29 @@ describe('stdio', () => {
     assert.equal(JSON.parse(lines[2].result.content[0].text).users.length, 1);
     assert.deepEqual(lines[3].result, { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true });
   });
+  test('stdin closed after the client cancelled a call: that call is waited for no longer (the SDK never answers it)', async () => {
+    // With an hour's query limit, waiting for the cancelled call would outlast the test.
+    const child = spawn(process.execPath, [STDIO], { env: { ...stdioEnv(), QUERY_TIMEOUT_MS: String(60 * 60_000) }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.resume();
+    const message = (body: object) => JSON.stringify({ jsonrpc: '2.0', ...body }) + '\n';
+    child.stdin.end(
+      message({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sh', version: '0' } } }) +
+        message({ method: 'notifications/initialized' }) +
+        message({ id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }) +
+        message({ method: 'notifications/cancelled', params: { requestId: 2 } }) +
+        message({ id: 3, method: 'tools/call', params: { name: 'list_users' } }),
+    );
+    const exit = once(child, 'exit');
+    const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 30_000).unref());
+    const outcome = await Promise.race([exit, stuck]);
+    if (outcome === 'stuck') child.kill('SIGKILL');
+    assert.notEqual(outcome, 'stuck', 'the server still waited for the cancelled call');
+    assert.deepEqual(outcome, [0, null]);
+    const ids = stdout.trimEnd().split('\n').map((line) => JSON.parse(line).id);
+    assert.deepEqual(ids.sort(), [1, 3], 'every call but the cancelled one answered');
+  });
 });
 
 describe('HTTP front', () => {
@@ -238,7 +261,7 @@ describe('HTTP front', () => {
     assert.match((await answer.json()).error, /^a web page of this Origin may not call the MCP server/);
   });
 
-  test('tools/call arguments: null counts as none; a list, a string or a number is a tool error naming the problem, never a JSON-RPC error', async () => {
+  test('tools/call arguments: null counts as none; a list, a string or a number is a tool error naming the problem; params without a tool\'s name JSON-RPC\'s invalid params', async () => {
     const auth = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const callWith = async (args: unknown) => {
       const answer = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_users', arguments: args } }) });
@@ -252,6 +275,14 @@ describe('HTTP front', () => {
     assert.equal(JSON.parse(none.content[0].text).users.length, 1);
     for (const args of [[1], 'all', 3]) {
       assert.deepEqual(await callWith(args), { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true }, JSON.stringify(args));
+    }
+    // Without params, or params without a tool's name: JSON-RPC's invalid params, saying what a call holds (not zod's issues; params that are
+    // not an object are the transport's own refusal).
+    for (const params of [undefined, { arguments: {} }, { name: 5 }]) {
+      const answer = await fetch(server.mcpUrl, { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params }) });
+      const body = await answer.json();
+      assert.equal(answer.status, 200, JSON.stringify([params, body]));
+      assert.deepEqual(body.error, { code: -32602, message: CALL_WITHOUT_NAME }, JSON.stringify(params));
     }
     // The transport's own checks come first, as for any call.
     const { accept: _accept, ...withoutAccept } = auth;

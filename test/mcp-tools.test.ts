@@ -550,6 +550,13 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['an activity type longer than a writer stores', 'list_workouts', { activity_type: 'x'.repeat(INGEST.nameChars + 1) }, /at most 255 characters.*activity_type/],
     ['a type longer than a writer stores', 'get_samples', { type: 'HKQuantityTypeIdentifier' + 'x'.repeat(INGEST.nameChars), start_date: '2026-03-01', end_date: '2026-03-02' }, /at most 255 characters.*type/],
     ['a list for a name', 'list_workouts', { activity_type: Array(201).fill('running') }, /: Invalid input: expected string, received array at activity_type$/],
+    // The route reads a list comma-separated and trimmed: such an item would be read as other types than the one checked (past the cap, or as noData).
+    ['two types in one item', 'get_latest_metrics', { types: [`${STEPS},${HR}`] }, /one identifier, without commas.*types/],
+    ['spaces around a type', 'get_daily_metrics', { ...day, types: [`${STEPS} `] }, /must not begin or end with spaces.*types/],
+    // PostgreSQL text cannot hold NUL: refused as the routes refuse it, not a failed query.
+    ['NUL in an activity type', 'list_workouts', { activity_type: 'run\u0000ning' }, /must not contain a NUL character.*activity_type/],
+    ['NUL in a type', 'get_samples', { type: `${HR}\u0000`, start_date: '2026-03-01', end_date: '2026-03-02' }, /must not contain a NUL character.*type/],
+    ['NUL in a list\'s type', 'get_daily_metrics', { ...day, types: [`${STEPS}\u0000`] }, /must not contain a NUL character.*types/],
     ['before 1970', 'get_activity_rings', { start_date: '1969-12-01', end_date: '1970-01-05' }, /between 1970/],
     // An argument a tool does not take is named, never dropped (dropped, these would answer unfiltered, or for the default user).
     ['the API\'s field name for a filter', 'list_workouts', { activityType: 'running' }, /activityType/],

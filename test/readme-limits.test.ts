@@ -21,6 +21,7 @@ test("README's receiver limits are the ones src/limits.ts enforces", () => {
     `\`intervalValue\` is at most ${n(INGEST.intervalValueMax)}`,
     `uuids in \`[from, to)\` (at most ${INGEST.uuidsRangeDays} days)`,
     `while the store holds fewer than ${n(INGEST.typesHeldMax)} types`,
+    `kept as sent down to ${INGEST.freeFormDepth} levels of nesting`,
   ];
   for (const words of stated) assert.ok(readme.includes(words), `README should say "${words}"`);
 });

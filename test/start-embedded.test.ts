@@ -146,11 +146,16 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
     } finally {
       assert.equal(await second.stop(), '0');
     }
-    // A zone set later: while only the demo holds data, the demo is made again in it.
-    const zoned = await startWithoutSettings(dataDir, pgPort, { SERVICE_TIME_ZONE: 'America/New_York' });
+    // A zone set later: while only the demo holds data, the demo is made again in it. Tokens the operator
+    // set serve, and the banner does not print them (they are the operator's already, and output goes to logs).
+    const OWN_TOKEN = 'operator-read-token-0123456789';
+    const OWN_UPLOAD = 'operator-upload-token-0123456789';
+    const zoned = await startWithoutSettings(dataDir, pgPort, { SERVICE_TIME_ZONE: 'America/New_York', SERVICE_API_TOKEN: OWN_TOKEN, SERVICE_UPLOAD_TOKEN: OWN_UPLOAD });
     try {
       assert.match(zoned.output(), /the demo data was cut in another zone: making it again in America\/New_York/);
-      const users = await (await fetch(zoned.url + '/v1/users', { headers: { authorization: `Bearer ${zoned.token}` } })).json();
+      assert.ok(!zoned.output().includes(OWN_TOKEN) && !zoned.output().includes(OWN_UPLOAD), zoned.output());
+      assert.match(zoned.output(), /token: set by SERVICE_API_TOKEN \(not shown\)[^]*Bearer \$SERVICE_API_TOKEN[^]*upload token: set by SERVICE_UPLOAD_TOKEN \(not shown\)/);
+      const users = await (await fetch(zoned.url + '/v1/users', { headers: { authorization: `Bearer ${OWN_TOKEN}` } })).json();
       assert.equal(users.timeZone, 'America/New_York');
       assert.equal(zoned.user, first.user, 'the demo user is served again');
     } finally {

@@ -12,6 +12,10 @@ const FUTURE = 'HKQuantityTypeIdentifierSomethingAppleAddsNext';
 const GOAL = 'HKDataTypeSleepDurationGoal';
 const FUTURE_EVENT = 'HKCategoryTypeIdentifierSomethingNew';
 const NEVER_STORED = 'HKQuantityTypeIdentifierNeverStored';
+/** Stored by another user only (a sample, a daily value, a workout's stream): unknown to this one. */
+const OTHERS = ['HKQuantityTypeIdentifierOtherUsersSample', 'HKQuantityTypeIdentifierOtherUsersDaily', 'HKQuantityTypeIdentifierOtherUsersStream'];
+const OTHER_USER = '0f0f0f0f-0000-4000-8000-0000000000ff';
+const OTHER_WORKOUT = '0f0f0f0f-0000-4000-8000-0000000000aa';
 const T0 = Date.UTC(2026, 0, 10, 8);
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -34,6 +38,12 @@ before(async () => {
   );
   // A phone's 1-day bucket of a quantity type we do not know: whichever column its function named.
   await db.query(`INSERT INTO daily_aggregates (user_id, type_id, day, sum) VALUES ($1, ${id(FUTURE)}, '2026-01-10', 10)`, [DEFAULT_USER]);
+  await db.query(`INSERT INTO users VALUES ($1, 1)`, [OTHER_USER]);
+  await db.query(`INSERT INTO sample_types (identifier) SELECT unnest($1::text[])`, [OTHERS]);
+  await db.query(`INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value) VALUES ($1, '${U(9)}', ${id(OTHERS[0])}, ${T0}, ${T0}, 1)`, [OTHER_USER]);
+  await db.query(`INSERT INTO daily_aggregates (user_id, type_id, day, sum) VALUES ($1, ${id(OTHERS[1])}, '2026-01-10', 1)`, [OTHER_USER]);
+  await db.query(`INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms, duration_s) VALUES ($1, $2, 'running', ${T0}, ${T0 + 60_000}, 60)`, [OTHER_USER, OTHER_WORKOUT]);
+  await db.query(`INSERT INTO workout_streams (user_id, workout_uuid, type_id, times_ms, values) VALUES ($1, $2, ${id(OTHERS[2])}, '{${T0}}', '{1}')`, [OTHER_USER, OTHER_WORKOUT]);
   server = await startServer({ databaseUrl: db.url });
 });
 
@@ -77,15 +87,29 @@ test('the samples export reads a stored unknown type too', async () => {
   ]);
 });
 
-test('an identifier no writer stored is still unknown, everywhere', async () => {
-  for (const path of [
-    `/v1/samples?type=${NEVER_STORED}&${range}`,
-    `/v1/metrics/latest?types=${NEVER_STORED}`,
-    `/v1/metrics/daily?types=${NEVER_STORED}&${range}`,
-    `/v1/export?format=csv&dataset=samples&type=${NEVER_STORED}&${range}`,
-  ]) {
-    const { status, body } = await server.getJson(path);
-    assert.equal(status, 400, path);
-    assert.match(body.error, new RegExp(`^unknown type: ${NEVER_STORED}`), path);
+test('an identifier no writer stored, or only for another user, is still unknown, everywhere: whether another user stored a name is not told', async () => {
+  for (const type of [NEVER_STORED, ...OTHERS]) {
+    for (const path of [
+      `/v1/samples?type=${type}&${range}`,
+      `/v1/metrics/latest?types=${type}`,
+      `/v1/metrics/daily?types=${type}&${range}`,
+      `/v1/export?format=csv&dataset=samples&type=${type}&${range}`,
+      `/v1/export?format=csv&dataset=daily_metrics&types=${type}&${range}`,
+    ]) {
+      const { status, body } = await server.getJson(path);
+      assert.equal(status, 400, path);
+      assert.match(body.error, new RegExp(`^unknown type: ${type}`), path);
+    }
+  }
+  // The other user's own reads know them (a per-user token for them reads as they do).
+  const asOther = await startServer({ databaseUrl: db.url, env: { SERVICE_USER_ID: OTHER_USER } });
+  try {
+    assert.equal((await asOther.getJson(`/v1/samples?type=${OTHERS[0]}&${range}`)).body.samples.length, 1);
+    assert.deepEqual((await asOther.getJson(`/v1/metrics/daily?types=${OTHERS[1]}&${range}`)).body.metrics[0].days, [{ date: '2026-01-10', value: 1 }]);
+    const series = await asOther.getJson(`/v1/workouts/${OTHER_WORKOUT}/series?types=${OTHERS[2]}`);
+    assert.equal(series.status, 200);
+    assert.equal(series.body.series[0].type, OTHERS[2]);
+  } finally {
+    await asOther.stop();
   }
 });

@@ -55,13 +55,13 @@ export async function planExport(query: Static<typeof ExportParams>, userId: str
   let dailyTypes: DailyMetricType[] = [];
   if (dataset === 'daily_metrics') {
     if (query.types === undefined) throw errors.badRequest('types is required for dataset daily_metrics');
-    const known = await knownTypes(db, query.types);
+    const known = await knownTypes(db, userId, query.types);
     requireKnownTypes(query.types, known);
     dailyTypes = dailyMetricTypes(query.types, known.stored);
   }
   if (dataset === 'samples') {
     if (query.type === undefined) throw errors.badRequest('type is required for dataset samples');
-    requireSampleType(query.type, await knownTypes(db, [query.type]));
+    requireSampleType(query.type, await knownTypes(db, userId, [query.type]));
   }
   checkRange(start, end, { capDays: exportCapDays(dataset), dayGrainedIn: DAY_GRAINED.has(dataset) ? timeZone : undefined });
   return {

@@ -20,6 +20,8 @@ export interface ClaimedExport {
 
 type ExportLimits = Pick<Tunables, 'exportTimeLimitMs' | 'exportIdleLimitMs'>;
 
+const ALWAYS = () => true;
+
 /**
  * The sink with the idle limit: a write the client has not taken within
  * `idleMs` aborts the stream (uWS keeps its own socket timer armed meanwhile).
@@ -43,7 +45,8 @@ function idleGuarded(sink: StreamSink, idleMs: number): StreamSink {
 }
 
 export class ExportRunner {
-  private readonly running = new Set<StreamSink>();
+  /** Each running export's sink, with its request and whether the token it was asked with is still honoured. */
+  private readonly running = new Map<StreamSink, { requestId: string; honoured: () => boolean }>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,14 +58,14 @@ export class ExportRunner {
     return this.running.size;
   }
 
-  /** Claims a slot for the plan; null when every slot is taken (by any server process). */
-  async claim(plan: ExportPlan, requestId: string): Promise<ClaimedExport | null> {
+  /** Claims a slot for the plan; null when every slot is taken (by any server process). `honoured`: the reader's token, still honoured. */
+  async claim(plan: ExportPlan, requestId: string, honoured: () => boolean = ALWAYS): Promise<ClaimedExport | null> {
     const slot = await acquireExportSlot(this.pool);
     if (!slot) return null;
     const { exportTimeLimitMs, exportIdleLimitMs } = this.limits;
     return {
       write: async (sink) => {
-        this.running.add(sink);
+        this.running.set(sink, { requestId, honoured });
         const timer = setTimeout(() => {
           log.warn('export stopped at its time limit', { requestId, dataset: plan.dataset, limitMs: exportTimeLimitMs });
           sink.abort();
@@ -80,10 +83,19 @@ export class ExportRunner {
     };
   }
 
+  /** After the tokens are read again: an export asked with a token since revoked is cut off (a revoked token reads nothing more). */
+  cutRevoked(): void {
+    for (const [sink, { requestId, honoured }] of this.running) {
+      if (honoured()) continue;
+      log.warn('export stopped: its token was revoked', { requestId });
+      sink.abort();
+    }
+  }
+
   /** Shutdown: running exports get `graceMs` to finish, then their connections are aborted. */
   async drain(graceMs: number): Promise<void> {
     const ends = Date.now() + graceMs;
     while (this.running.size > 0 && Date.now() < ends) await new Promise((resolve) => setTimeout(resolve, 50));
-    for (const sink of this.running) sink.abort();
+    for (const sink of this.running.keys()) sink.abort();
   }
 }

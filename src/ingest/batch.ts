@@ -86,14 +86,32 @@ const KIND_NAMES: ReadonlySet<string> = new Set(Object.keys(SampleOfKind));
 /** Sessions whose staging tables exist already, and whether each counts its samples itself (it skips the triggers with the foreign-key checks). */
 const prepared = new WeakMap<pg.ClientBase, { countsSamples: boolean }>();
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** What PostgreSQL text and jsonb cannot hold: NUL, and half of a surrogate pair. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** Whether a string, or a key or string anywhere inside `value`, holds half of a surrogate pair. */
-function holdsLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return false;
-  for (const key in value) if (LONE_SURROGATE.test(key) || holdsLoneSurrogate((value as Record<string, unknown>)[key])) return true;
-  return false;
+const storable = (text: string): string => text.replace(UNSTORABLE, '\uFFFD');
+
+/**
+ * A parsed line with U+FFFD in place of what PostgreSQL cannot store, in every
+ * string and key: the line is valid JSON, and the protocol has a receiver keep
+ * what it can (a NUL in an ignored field must not refuse the page). Walked
+ * without recursion: an ignored field may nest thousands of levels deep.
+ */
+function madeStorable(root: unknown): unknown {
+  if (typeof root === 'string') return storable(root);
+  const stack: object[] = typeof root === 'object' && root !== null ? [root] : [];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    const members = node as Record<string, unknown>;
+    for (const key of Object.keys(members)) {
+      const value = members[key];
+      if (typeof value === 'object' && value !== null) stack.push(value);
+      const kept = typeof value === 'string' ? storable(value) : value;
+      const name = Array.isArray(node) ? key : storable(key);
+      if (name !== key) delete members[key];
+      if (name !== key || kept !== value) Object.defineProperty(members, name, { value: kept, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  return root;
 }
 
 /**
@@ -108,20 +126,14 @@ function withoutQuotes(message: string): string {
 }
 
 function parseJson(line: Line): unknown {
-  // PostgreSQL text and jsonb hold neither NUL nor half a surrogate pair: refuse
-  // them here, never as a 5xx or a silently altered name later. Only an escape
-  // can write either (the body is checked UTF-8), so lines without one skip this.
-  const escapes = line.text.includes('\\u');
-  if (escapes && line.text.includes('\\u0000') && /(^|[^\\])(\\\\)*\\u0000/.test(line.text)) throw ingestErrors.badLine(line.number, 'text must not contain NUL (\\u0000)');
   let value: unknown;
   try {
     value = JSON.parse(line.text);
   } catch (error) {
     throw ingestErrors.badLine(line.number, `not valid JSON (${withoutQuotes((error as Error).message).slice(0, 100)})`);
   }
-  if (escapes && /\\u[dD][89a-fA-F]/.test(line.text) && holdsLoneSurrogate(value)) {
-    throw ingestErrors.badLine(line.number, 'text must not contain half of a surrogate pair (\\uD800 to \\uDFFF alone)');
-  }
+  // Only an escape can write a NUL or half a surrogate pair (the body is checked UTF-8): lines without one skip the walk.
+  if (line.text.includes('\\u') && /\\u(?:0000|[dD][89a-fA-F])/.test(line.text)) value = madeStorable(value);
   return value;
 }
 

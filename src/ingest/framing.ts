@@ -102,10 +102,14 @@ export function lineKind(value: unknown, lineNumber: number): LineKind {
   }
   if (keys === 1 && !('uuid' in value)) {
     const payload = (value as Record<string, unknown>)[only];
-    if (typeof payload === 'object' && payload !== null) throw ingestErrors.badLine(lineNumber, `unknown line type "${only.slice(0, 40)}"`);
+    // The key is named back only when it reads as a protocol name: any other text could be a person's data.
+    if (typeof payload === 'object' && payload !== null) throw ingestErrors.badLine(lineNumber, `unknown line type${WRAPPER_LIKE.test(only) ? ` "${only}"` : ''}`);
   }
   return 'sample';
 }
+
+/** A key that reads as a wrapper's name (heartbeatSeriesChunk): a letter, then up to 39 letters and digits. */
+const WRAPPER_LIKE = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
 
 /** Walks the declared slots: which kind the next line must be. */
 export class Slots {

@@ -8,6 +8,7 @@
 // metadata keys, as the importer stores an ECG.
 import { typeInfo } from '../core/registry.js';
 import { convertToCanonical } from '../core/units.js';
+import { INGEST } from '../limits.js';
 import type { Cell } from './staging.js';
 import type { ActivitySummaryLine, AggregateLine, ProfileLine, SampleLine } from './lines.js';
 import type { ProfileSnapshot } from '../db/writes/ingest.js';
@@ -17,6 +18,25 @@ export const ms = (value: number): number => Math.round(value);
 const msOrNull = (value: number | null | undefined): number | null => (value === null || value === undefined ? null : Math.round(value));
 const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
 const json = (value: unknown): string => JSON.stringify(value);
+
+/**
+ * A free-form object the store keeps as given (a workout event or activity, a
+ * time context), without members nested past INGEST.freeFormDepth levels:
+ * those are unknown fields, which the protocol has a receiver ignore.
+ */
+function freeForm<T>(value: T, depth = 1): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => keptMember(item, depth)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    const kept = keptMember(member, depth);
+    if (kept !== undefined) out[key] = kept;
+  }
+  return out as T;
+}
+
+const keptMember = (member: unknown, depth: number): unknown =>
+  typeof member !== 'object' || member === null ? member : depth < INGEST.freeFormDepth ? freeForm(member, depth + 1) : undefined;
 
 function sampleValue(line: SampleLine): number | null {
   if (line.kind === 'category') return line.category ?? null;
@@ -48,7 +68,7 @@ function sampleMetadata(line: SampleLine): string | null {
         medication: orNull(dose.medication),
         status: dose.status,
         scheduledAt: msOrNull(dose.scheduledAt),
-        scheduledAtContext: orNull(dose.scheduledAtContext),
+        scheduledAtContext: freeForm(orNull(dose.scheduledAtContext)),
         doseQuantity: orNull(dose.doseQuantity),
         doseUnit: orNull(dose.doseUnit),
       });
@@ -85,7 +105,7 @@ function workoutStatistics(detail: Record<string, Stat> | null | undefined, flat
   return out;
 }
 
-const timed = <T extends { start: number; end?: number | null }>(item: T): T => ({ ...item, start: ms(item.start), end: msOrNull(item.end) });
+const timed = <T extends { start: number; end?: number | null }>(item: T): T => ({ ...freeForm(item), start: ms(item.start), end: msOrNull(item.end) });
 
 /** A `workouts` staging row. */
 export function workoutCells(line: SampleLine, sourceId: number | null): Cell[] {
@@ -141,8 +161,8 @@ export function aggregateCells(seq: number, line: AggregateLine, typeId: number)
     ms(line.bucketStart),
     ms(line.bucketEnd),
     orNull(line.value),
-    line.bucketStartContext ? json(line.bucketStartContext) : null,
-    line.bucketEndContext ? json(line.bucketEndContext) : null,
+    line.bucketStartContext ? json(freeForm(line.bucketStartContext)) : null,
+    line.bucketEndContext ? json(freeForm(line.bucketEndContext)) : null,
     dailyColumn(line),
   ];
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isUuid } from '../core/uuid.js';
 import { kindOfIdentifier, type TypeKind } from '../core/registry.js';
 import { INGEST, MCP, POINTS } from '../limits.js';
+import { NO_NUL } from '../params/query-string.js';
 import { ToolError } from './tool.js';
 
 export const UserInput = z
@@ -25,11 +26,22 @@ export const ON_STRING = { when: (payload: { value: unknown }) => typeof payload
 export const NameInput = z
   .string()
   .min(1, { message: 'must not be empty', ...ON_STRING })
-  .max(INGEST.nameChars, { message: `must be at most ${INGEST.nameChars} characters`, ...ON_STRING });
+  .max(INGEST.nameChars, { message: `must be at most ${INGEST.nameChars} characters`, ...ON_STRING })
+  .refine((name) => !name.includes('\u0000'), NO_NUL);
+
+/**
+ * One identifier of a list. The route reads a list as comma-separated and
+ * trims each entry: an item holding a comma, or spaces around it, would be
+ * read as other types than the one the tool checked.
+ */
+const TypeItem = NameInput.refine((name) => !name.includes(','), 'must be one identifier, without commas').refine(
+  (name) => name.trim() === name,
+  'must not begin or end with spaces',
+);
 
 export const TypesInput = (what: string) =>
   z
-    .array(NameInput)
+    .array(TypeItem)
     .min(1, { message: 'must name at least one type', ...ON_ARRAY })
     .max(MCP.typesPerCall, { message: `must name at most ${MCP.typesPerCall} types`, ...ON_ARRAY })
     .describe(`${what} (1–${MCP.typesPerCall} HealthKit identifiers such as HKQuantityTypeIdentifierStepCount; list_available_types shows what is stored).`);

@@ -12,7 +12,7 @@ import { ClientGone, RequestDb } from '../db/pool.js';
 import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
 import { selectUser } from '../http/auth.js';
 import { describeError, log } from '../log.js';
-import type { RawQuery } from '../params/query-string.js';
+import { NO_NUL, type RawQuery } from '../params/query-string.js';
 import type { Reader, Reply, RequestContext, Route } from '../routes/route.js';
 import type { Services } from '../services.js';
 import { ToolError, type QueryValue, type RouteRequest, type ToolContext } from './tool.js';
@@ -79,11 +79,14 @@ export class RouteTable {
   }
 }
 
+/** The query a URL would carry; a value holding NUL is refused as the front refuses it (inputs check it first). */
 function rawQuery(values: Readonly<Record<string, QueryValue>>): RawQuery {
   const query: RawQuery = new Map();
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined) continue;
-    query.set(name, [typeof value === 'object' ? value.join(',') : String(value)]);
+    const text = typeof value === 'object' ? value.join(',') : String(value);
+    if (text.includes('\u0000')) throw new ToolError(`${name} ${NO_NUL}`);
+    query.set(name, [text]);
   }
   return query;
 }

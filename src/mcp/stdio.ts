@@ -23,28 +23,40 @@ console.debug = console.error;
 
 const STATIC_READER: Reader = Object.freeze({ boundUser: null });
 
-/** Counts requests read and not yet answered, so closing stdin does not cut off an answer on its way. */
+/**
+ * Keeps the requests read and not yet answered, so closing stdin does not cut
+ * off an answer on its way. A request the client cancelled gets no answer
+ * (the SDK drops it): it is waited for no longer.
+ */
 class AnsweringStdioTransport extends StdioServerTransport {
-  private pending = 0;
+  private readonly pending = new Set<string | number>();
   private idle: (() => void) | null = null;
 
-  /** After connect: counts each request as the server receives it. */
+  /** After connect: notes each request as the server receives it, and each cancellation. */
   countRequests(): void {
     const deliver = this.onmessage;
     this.onmessage = (message: JSONRPCMessage) => {
-      if ('method' in message && 'id' in message) this.pending++;
+      if ('method' in message && 'id' in message) this.pending.add(message.id);
+      else if ('method' in message && message.method === 'notifications/cancelled') {
+        const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') this.settle(id);
+      }
       deliver?.(message);
     };
   }
 
   override async send(message: JSONRPCMessage): Promise<void> {
     await super.send(message);
-    if (('result' in message || 'error' in message) && --this.pending === 0) this.idle?.();
+    if (('result' in message || 'error' in message) && message.id !== undefined) this.settle(message.id);
+  }
+
+  private settle(id: string | number): void {
+    if (this.pending.delete(id) && this.pending.size === 0) this.idle?.();
   }
 
   /** Resolves once every request read so far is answered, or after `limitMs`. */
   answered(limitMs: number): Promise<void> {
-    if (this.pending <= 0) return Promise.resolve();
+    if (this.pending.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.idle = resolve;
       setTimeout(resolve, limitMs).unref();

@@ -5,6 +5,9 @@ import { errors } from '../errors.js';
 
 export type RawQuery = Map<string, string[]>;
 
+/** What is said of a value holding NUL, which PostgreSQL text cannot hold (the tools say it of their inputs too). */
+export const NO_NUL = 'must not contain a NUL character';
+
 function decode(component: string, what: string): string {
   // Bytes that are not UTF-8 reach us as U+FFFD (uWS decodes the URL); one that was sent percent-encoded (%EF%BF%BD) is valid.
   if (component.includes('\uFFFD')) throw errors.badRequest(`${what} is not valid UTF-8`);
@@ -14,7 +17,7 @@ function decode(component: string, what: string): string {
   } catch {
     throw errors.badRequest(`${what} is not valid percent-encoded UTF-8`);
   }
-  if (decoded.includes('\u0000')) throw errors.badRequest(`${what} must not contain a NUL character`);
+  if (decoded.includes('\u0000')) throw errors.badRequest(`${what} ${NO_NUL}`);
   return decoded;
 }
 

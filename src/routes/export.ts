@@ -59,9 +59,9 @@ export const exportRoute = defineRoute({
     },
     { status: 503, description: `${EXPORT_SLOTS} exports are already running.`, headers: { 'Retry-After': `Seconds to wait: ${EXPORT_RETRY_AFTER_S}.` } },
   ],
-  async handler({ db, query, services, userId, requestId }) {
+  async handler({ db, query, services, userId, requestId, reader }) {
     const plan = await planExport(query, userId, services.config.timeZone, db);
-    const claimed = await services.exports.claim(plan, requestId);
+    const claimed = await services.exports.claim(plan, requestId, reader.honoured);
     if (!claimed) throw errors.exportsBusy();
     return {
       kind: 'stream',

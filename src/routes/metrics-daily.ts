@@ -53,7 +53,7 @@ export const dailyMetricsRoute = defineRoute({
   ],
   async handler({ db, query, services, userId }) {
     const { limit, offset } = query;
-    const known = await knownTypes(db, query.types);
+    const known = await knownTypes(db, userId, query.types);
     requireKnownTypes(query.types, known);
     checkRange(query.start, query.end);
     const zone = services.config.timeZone;

@@ -35,7 +35,7 @@ export const latestMetricsRoute = defineRoute({
     },
   ],
   async handler({ db, query, services, userId }) {
-    requireQuantityTypes(query.types, await knownTypes(db, query.types));
+    requireQuantityTypes(query.types, await knownTypes(db, userId, query.types));
     const rows = await latestSamples(db, userId, query.types);
     const metrics: LatestMetricT[] = rows.map((row) => ({
       identifier: row.identifier,

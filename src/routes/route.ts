@@ -22,6 +22,8 @@ export interface RequestInfo {
 /** Who is reading: the user a per-user read token is bound to, or null for the static token. */
 export interface Reader {
   boundUser: string | null;
+  /** Whether the token it came with is still honoured (an issued token, until revoked); absent: always (SERVICE_API_TOKEN). */
+  honoured?: () => boolean;
 }
 
 /** What every handler gets besides its parameters. */

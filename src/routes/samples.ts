@@ -52,7 +52,7 @@ export const samplesRoute = defineRoute({
   ],
   async handler({ db, query, services, userId }) {
     const { limit, offset } = query;
-    requireSampleType(query.type, await knownTypes(db, [query.type]));
+    requireSampleType(query.type, await knownTypes(db, userId, [query.type]));
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
     const columns = await samplesPageColumns(db, userId, query.type, query.start, query.end, limit, offset);
     return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, columns, offset) };

@@ -65,7 +65,7 @@ export const workoutSeriesRoute = defineRoute({
   ],
   async handler({ db, services, userId, path, query }) {
     const { types, maxPoints } = query;
-    if (types) requireKnownTypes(types, await knownTypes(db, types));
+    if (types) requireKnownTypes(types, await knownTypes(db, userId, types));
     const workout = await findWorkoutBounds(db, userId, path.uuid);
     if (!workout) throw errors.workoutNotFound();
     const rows = await workoutStreams(db, userId, workout.uuid, types);

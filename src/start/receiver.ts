@@ -127,10 +127,14 @@ export async function startReceiver(uws: Uws, config: ResolvedConfig, parts: Rec
 }
 
 /** What the start-up prints about the receiver: its URL, the upload token (embedded only) and whose data the app writes. */
+/** What the banner says in place of a token the operator set. */
+export const NOT_SHOWN = (setting: string): string => `set by ${setting} (not shown)`;
+
+/** The receiver's lines of the banner; the upload token shown when it was generated (`showToken`), else where it was set. */
 export function receiverBanner(config: ResolvedConfig, port: number, showToken: boolean): string {
   const url = `http://${hostInUrl(config.host)}:${port}`;
   const lines = [`healthd receiver listening on ${url} (Puls Sync Protocol v1; point the PulsHealth app here)`];
-  if (showToken && config.ingest.uploadToken) lines.push(`  upload token: ${config.ingest.uploadToken}`);
+  if (config.ingest.uploadToken) lines.push(`  upload token: ${showToken ? config.ingest.uploadToken : NOT_SHOWN('SERVICE_UPLOAD_TOKEN')}`);
   const readAs =
     config.defaultUserId === PROTOCOL_DEFAULT_USER
       ? 'the read API serves it by default'

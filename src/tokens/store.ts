@@ -33,6 +33,7 @@ export class TokenStore {
   private byHash = new Map<string, ActiveToken>();
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: Array<() => void> = [];
+  private readonly readers: Array<() => void> = [];
 
   constructor(private readonly db: Db) {}
 
@@ -53,7 +54,18 @@ export class TokenStore {
   async refresh(): Promise<void> {
     const rows = await activeTokens(this.db);
     this.byHash = new Map(rows.map((row) => [row.hash, row]));
+    for (const reader of this.readers) reader();
     if (this.hasUploadTokens) for (const listener of this.listeners) listener();
+  }
+
+  /** Called after every read of the tokens (what a revocation has stopped is stopped then). */
+  afterEveryRead(listener: () => void): void {
+    this.readers.push(listener);
+  }
+
+  /** Whether an issued token (by hash) is still active. */
+  holds(hash: string): boolean {
+    return this.byHash.has(hash);
   }
 
   /** Called after every read of the tokens that finds a device upload token. */
@@ -85,7 +97,7 @@ export function readAuthenticator(store: TokenStore, apiToken: string): (authori
   const staticReader: Reader = Object.freeze({ boundUser: null });
   return (authorization) => {
     const issued = store.lookup(authorization, 'read');
-    if (issued) return { boundUser: issued.userId };
+    if (issued) return { boundUser: issued.userId, honoured: () => store.holds(issued.hash) };
     return matchesStatic(authorization) ? staticReader : null;
   };
 }

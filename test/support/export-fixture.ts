@@ -66,7 +66,7 @@ export function exportFixture(env: Record<string, string> = {}) {
     fetchRaw: (query: string) => fetchRaw(started(server), query),
     download: (query: string) => download(started(server), query),
     advisoryLocks: () => advisoryLocks(started(db)),
-    rawExport: (query: string, options: { target?: TestServer; pauseAtHead?: boolean; readNothing?: boolean } = {}) => rawExport(options.target ?? started(server), query, options),
+    rawExport: (query: string, options: { target?: TestServer; pauseAtHead?: boolean; readNothing?: boolean; token?: string } = {}) => rawExport(options.target ?? started(server), query, options),
   };
 }
 
@@ -259,9 +259,10 @@ export const advisoryLocks = async (db: TestDatabase): Promise<number> =>
  * zero-length chunk arrived (the client then hangs up; otherwise the server
  * closed the connection). `readNothing` reads not even the head (until
  * `resume`): the kernel then buffers no more than its defaults, where a
- * client that has read keeps growing its receive window.
+ * client that has read keeps growing its receive window. `token`: the bearer
+ * (SERVICE_API_TOKEN when not given).
  */
-export function rawExport(target: TestServer, query: string, options: { pauseAtHead?: boolean; readNothing?: boolean } = {}) {
+export function rawExport(target: TestServer, query: string, options: { pauseAtHead?: boolean; readNothing?: boolean; token?: string } = {}) {
   const socket = connect(target.port, '127.0.0.1');
   const parts: Buffer[] = [];
   let headArrived!: () => void;
@@ -291,7 +292,7 @@ export function rawExport(target: TestServer, query: string, options: { pauseAtH
     socket.on('error', () => {});
     socket.on('close', done);
   });
-  socket.write(getRequest(exportPath(query), bearer(TEST_TOKEN)));
+  socket.write(getRequest(exportPath(query), bearer(options.token ?? TEST_TOKEN)));
   if (options.readNothing) socket.pause();
   return {
     headSeen,
