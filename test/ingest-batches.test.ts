@@ -236,6 +236,24 @@ test('text PostgreSQL cannot hold is stored with U+FFFD in its place, and member
   assert.doesNotMatch(server.output(), /Maximum call stack|"level":"error"/);
 });
 
+test("a sample line whose kind is not its known type's is dropped, the batch still 200 (FACTS §7): nothing shows where no route reads it", async () => {
+  const [asQuantity, summary, asWorkout, fine] = [uuid(0x31, 1), uuid(0x31, 2), uuid(0x31, 3), uuid(0x31, 4)];
+  const lines = [
+    { ...heartRate(asQuantity, T, 1), type: 'HKWorkoutTypeIdentifier' },
+    { ...heartRate(summary, T, 1), type: 'HKActivitySummaryTypeIdentifier' },
+    { uuid: asWorkout, type: 'HKQuantityTypeIdentifierHeartRate', kind: 'workout', start: T, end: T + 60_000, workout: { activityType: 'running', duration: 60 } },
+    heartRate(fine, T, 70),
+  ];
+  const answer = await ok(batch({ samples: lines }));
+  assert.equal(answer.accepted, 1);
+  const stored = await db.query(
+    `SELECT uuid::text FROM samples WHERE uuid = ANY($1::uuid[]) UNION ALL SELECT uuid::text FROM workouts WHERE uuid = ANY($1::uuid[])`,
+    [[asQuantity, summary, asWorkout, fine]],
+  );
+  assert.deepEqual(stored, [{ uuid: fine.toLowerCase() }]);
+  assert.match(server.output(), /batch lines dropped: their kind is not their type's","userId":"[^"]+","lines":3/);
+});
+
 describe('aggregates, rings and profile', () => {
   const bucket = (type: string, func: string, start: number, value: number | null, extra: object = {}) => ({
     type, func, intervalValue: 1, intervalUnit: 'day', deviceFilter: 'all', bucketStart: start, bucketEnd: start + DAY, value, ...extra,

@@ -24,6 +24,7 @@ import {
 } from '../db/writes/ingest.js';
 import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { compactSampleCounts, compactUploadTotals } from '../db/writes/sample-counts.js';
+import { typeInfo } from '../core/registry.js';
 import { INGEST } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { Line } from './body.js';
@@ -212,6 +213,8 @@ class BatchWriter {
   private readonly sampleTypes = new Set<number>();
   /** Lines of a type the store has no room for (NameIds), dropped. */
   dropped = 0;
+  /** Sample lines whose kind is not their known type's (a workout type sent as a quantity), dropped. */
+  contradicting = 0;
   /** The identifiers this batch found no room for: asked once a batch, not once a line. */
   private readonly unstorable = new Set<string>();
 
@@ -227,6 +230,13 @@ class BatchWriter {
 
   /** Stages a sample line; a promise when it has to wait (a new name, a full chunk). */
   sample(line: SampleLine): Promise<void> | undefined {
+    // Stored as its kind says, it would show under its type where no route reads it (FACTS §7: a line the
+    // receiver cannot store it drops, still answering 2xx). A type the registry does not know takes the line's kind.
+    const known = typeInfo(line.type);
+    if (known !== undefined && known.kind !== line.kind) {
+      this.contradicting++;
+      return undefined;
+    }
     const { names } = this.store;
     const typeId = this.typeIdOf(line.type);
     const sourceId = line.kind === 'stateOfMind' ? null : names.sourceId(line.sourceName, line.device);
@@ -460,6 +470,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     await client.query('COMMIT');
     began = false;
     if (writer.dropped > 0) log.warn('batch lines dropped: their types are unknown and the store holds its most types', { userId, lines: writer.dropped, typesHeldMax: INGEST.typesHeldMax });
+    if (writer.contradicting > 0) log.warn('batch lines dropped: their kind is not their type\'s', { userId, lines: writer.contradicting });
     writer.recycle();
     return { ...counts, duplicates: header.sampleCount - counts.accepted };
   } catch (error) {
