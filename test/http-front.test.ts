@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { loadConfig } from '../src/config.js';
-import { canonicalAddress } from '../src/http/auth.js';
+import { canonicalAddress, forwardedAddress } from '../src/http/auth.js';
 import { createHttpServer, type HttpServer } from '../src/http/server.js';
 import { loadUws } from '../src/http/uws.js';
 import { defineRoute, json } from '../src/routes/route.js';
@@ -199,6 +199,15 @@ describe("the throttle's address, read by uWS or by node", () => {
     assert.equal(canonicalAddress('::1'), '::1');
     assert.equal(canonicalAddress('2001:0db8:0000:0000:0000:0000:0000:0001'), '2001:db8::1');
     assert.equal(canonicalAddress('203.0.113.9'), '203.0.113.9');
+  });
+
+  test('a forwarded entry is the same key however a proxy writes its client: with a port, bracketed, IPv4-mapped', () => {
+    for (const entry of ['203.0.113.9', '203.0.113.9:4711', '::ffff:203.0.113.9', '[::ffff:203.0.113.9]:4711', '[::ffff:cb00:7109]']) {
+      assert.equal(forwardedAddress(entry), '203.0.113.9', entry);
+    }
+    for (const entry of ['2001:db8::1', '[2001:db8::1]', '[2001:0db8:0:0:0:0:0:1]:4711']) assert.equal(forwardedAddress(entry), '2001:db8::1', entry);
+    // Not an address: kept as it is (still one key per text).
+    assert.equal(forwardedAddress('unknown'), 'unknown');
   });
 });
 

@@ -87,7 +87,19 @@ export function clientAddress(socketAddress: string, forwardedFor: string, trust
   if (trustProxyHeaders && forwardedFor) {
     const entries = forwardedFor.split(',');
     const last = entries[entries.length - 1].trim();
-    if (last) return last.slice(0, 100);
+    if (last) return forwardedAddress(last.slice(0, 100));
   }
   return socketAddress;
+}
+
+/**
+ * A forwarded entry as the one key its client is: without the port some
+ * proxies add (`203.0.113.9:4711`, `[2001:db8::1]:4711`), in the text
+ * canonicalAddress gives (an IPv4-mapped address as plain IPv4).
+ */
+export function forwardedAddress(entry: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(entry);
+  if (bracketed) return canonicalAddress(bracketed[1]);
+  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(entry);
+  return canonicalAddress(withPort ? withPort[1] : entry);
 }
