@@ -1,6 +1,6 @@
 // One catalogue of the API's errors. Routes throw them by name; the HTTP front
 // turns each into its status, headers and the `{"error": "..."}` body.
-import { countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, MAX_EPOCH_MS } from './limits.js';
+import { countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, MAX_EPOCH_MS, TOKEN_REFRESH_MS, TOKENS_STALE_MS } from './limits.js';
 
 /** Where a client finds the identifiers it may use (named by unknown-type refusals). */
 export const CATALOG_PATH = '/v1/catalog/types';
@@ -22,6 +22,11 @@ export class ApiError extends Error {
 // Failed authentications are the cheapest requests an attacker can send many
 // of; building (and stack-tracing) a fresh error for each showed in profiles.
 const UNAUTHORIZED = new ApiError(401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer' });
+
+/** A per-user read or device token met while the issued tokens have not been re-read for TOKENS_STALE_MS. */
+export const TOKENS_UNCHECKED = 'issued tokens could not be checked lately; retry';
+/** When that answer comes, for the documents. */
+export const TOKENS_UNCHECKED_WHEN = `an issued token (per-user read token) while the issued tokens could not be re-read for ${TOKENS_STALE_MS / 1000} s (the database away): it may have been revoked meanwhile`;
 
 export const errors = {
   badRequest: (message: string) => new ApiError(400, message),
@@ -53,6 +58,7 @@ export const errors = {
   queryTimeout: () => new ApiError(504, QUERY_TIMEOUT_MESSAGE),
   /** A request on a kept-alive connection once the database connections are closing: another process (or this one restarted) will answer. */
   shuttingDown: () => new ApiError(503, 'the server is shutting down; retry', { 'Retry-After': '1' }),
+  tokensUnchecked: () => new ApiError(503, TOKENS_UNCHECKED, { 'Retry-After': String(TOKEN_REFRESH_MS / 1000) }),
 } as const;
 
 /** SQLSTATE of a statement cancelled by statement_timeout. */

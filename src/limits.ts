@@ -215,3 +215,11 @@ export const PROTOCOL_DEFAULT_USER = '5ea4d000-0000-4000-8000-000000000001';
 
 /** How often each server process re-reads the issued tokens (a revocation takes effect within this). */
 export const TOKEN_REFRESH_MS = 2_000;
+
+/**
+ * Past this since the last re-read that succeeded (the database down, or the
+ * pool too busy to lend the re-read a connection), an issued token is answered
+ * 503 rather than honoured: it may have been revoked meanwhile.
+ * SERVICE_API_TOKEN and SERVICE_UPLOAD_TOKEN, not in the database, still work.
+ */
+export const TOKENS_STALE_MS = 15_000;

@@ -223,7 +223,7 @@ describe('single-user server', () => {
     const v1 = Object.entries(OPERATIONS).filter(([, path]) => path.startsWith('/v1/')).map(([id]) => id).sort();
     assert.deepEqual(validPaths(person(1)).map((r) => r.operationId).sort(), v1, 'the walks over every operation cover every /v1 operation');
     const users = doc.paths['/v1/users'].get;
-    assert.deepEqual(Object.keys(users.responses).sort(), ['200', '400', '401', '403', '429', '500', '504']);
+    assert.deepEqual(Object.keys(users.responses).sort(), ['200', '400', '401', '403', '429', '500', '503', '504']);
     assert.ok(users.parameters.some((p: any) => p.name === 'user' && p.schema.format === 'uuid'));
     assert.equal(doc.paths['/v1/profile'].get.responses['404'].content['application/json'].schema.$ref, '#/components/schemas/Error');
     assert.deepEqual(doc.paths['/healthz'].get.security, []);

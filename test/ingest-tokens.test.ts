@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { batch, getIngest, heartRate, postBatch } from './support/ingest.js';
+import { TOKENS_UNCHECKED } from '../src/errors.js';
+import { TOKEN_REFRESH_MS, TOKENS_STALE_MS } from '../src/limits.js';
 import { startServer, TEST_TOKEN, type TestServer } from './support/server.js';
 
 const CLI = join(process.cwd(), 'dist', 'src', 'tokens', 'cli.js');
@@ -25,7 +27,7 @@ let server: TestServer;
 
 before(async () => {
   db = await createTestDatabase();
-  server = await startServer({ databaseUrl: db.url });
+  server = await startServer({ databaseUrl: db.url, mcp: true });
 });
 
 after(async () => {
@@ -135,6 +137,30 @@ test('list shows them, the database holds only hashes, revoke stops a token with
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const [code] = await once(child, 'close');
   assert.deepEqual([code, stderr], [0, '']);
+});
+
+test(`tokens not re-read for ${TOKENS_STALE_MS / 1000} s (the database away): an issued token is a 503, not honoured (it may be revoked); SERVICE_API_TOKEN still reads`, { timeout: 90_000 }, async () => {
+  const token = (await tokens('issue', '--read', '--user', ADA, '--name', 'while the tokens are away')).stdout.trim();
+  await within('the new read token is accepted', async () => (await server.get('/v1/users', { token })).status === 200);
+  const mcp = (bearer: string) =>
+    fetch(server.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+  await db.query('ALTER TABLE access_tokens RENAME TO access_tokens_away');
+  try {
+    // 503s are not failed authentications: the throttle's allowance is left for the next test.
+    await within('the issued token answered 503', async () => (await server.get('/v1/users', { token })).status === 503, TOKENS_STALE_MS + 15_000);
+    const refused = await server.getJson('/v1/users', { token });
+    assert.deepEqual([refused.body, refused.headers.get('retry-after')], [{ error: TOKENS_UNCHECKED }, String(TOKEN_REFRESH_MS / 1000)]);
+    assert.equal((await mcp(token)).status, 503);
+    assert.equal((await server.get('/v1/users')).status, 200, 'SERVICE_API_TOKEN is not in the database');
+    assert.equal((await mcp(TEST_TOKEN)).status, 200);
+  } finally {
+    await db.query('ALTER TABLE access_tokens_away RENAME TO access_tokens');
+  }
+  await within('the issued token honoured again once read', async () => (await server.get('/v1/users', { token })).status === 200);
 });
 
 test('failed attempts on either port share one throttle: 429 before the token is compared', async () => {

@@ -3,8 +3,8 @@
 // errors each route can give, with the limits as this server is configured.
 // /docs renders from this same document.
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { QUERY_TIMEOUT_MESSAGE } from '../errors.js';
-import { FAILED_AUTH, spokenDuration, type Tunables } from '../limits.js';
+import { QUERY_TIMEOUT_MESSAGE, TOKENS_UNCHECKED, TOKENS_UNCHECKED_WHEN } from '../errors.js';
+import { FAILED_AUTH, spokenDuration, TOKEN_REFRESH_MS, type Tunables } from '../limits.js';
 import { describe, exampleUrl, type Route } from '../routes/route.js';
 import { ErrorBody, UserParams } from '../schemas/common.js';
 
@@ -119,6 +119,7 @@ function commonErrors(route: Route, limits: Tunables): Record<string, Json> {
       'Retry-After': header('Seconds until the next attempt is evaluated.', 'integer'),
     });
     errors['500'] = errorResponse('The query failed. Details are logged on the server and never returned.');
+    errors['503'] = errorResponse(`${TOKENS_UNCHECKED_WHEN}: ${TOKENS_UNCHECKED}.`, { 'Retry-After': header(`Seconds to wait: ${TOKEN_REFRESH_MS / 1000}.`, 'integer') });
     if (!route.streams) errors['504'] = errorResponse(`A query ran past its ${spokenDuration(limits.queryTimeoutMs)} limit: ${QUERY_TIMEOUT_MESSAGE}.`);
   }
   return errors;

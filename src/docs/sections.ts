@@ -4,7 +4,7 @@
 // configured), every message from the error catalogue, every export column
 // from the encoder's list.
 import { EXPORT_COLUMNS, EXPORT_FAILS_FIRST, EXPORT_NULLS, SPREADSHEET_WARNING } from '../core/export-encoding.js';
-import { CATALOG_PATH, errors, QUERY_TIMEOUT_MESSAGE } from '../errors.js';
+import { CATALOG_PATH, errors, QUERY_TIMEOUT_MESSAGE, TOKENS_UNCHECKED_WHEN } from '../errors.js';
 import {
   CORS, countInWords, EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, FAILED_AUTH, MAX_EPOCH_MS, MAX_LOCAL_DAYS, PAGE, POINTS, RANGE_CAP_DAYS,
   SLEEP_SESSION_GAP_MS, spokenDuration, SUMMARY, TYPES_PER_LIST, type Tunables,
@@ -67,7 +67,7 @@ curl -H "Authorization: Bearer $TOKEN" "$H/v1/users"</pre>
           ['405', 'A method other than GET (<code>Allow: GET</code>).'],
           ['429', 'Too many failed authentications from this address (<code>Retry-After</code>).'],
           ['500', 'The query failed; details are logged on the server with the request id (<code>X-Request-Id</code>) and never returned.'],
-          ['503', `<code>/v1/export</code>: ${countInWords(EXPORT_SLOTS)} exports already running (<code>Retry-After: ${EXPORT_RETRY_AFTER_S}</code>). <code>/healthz</code>: the database is not answering.`],
+          ['503', `<code>/v1/export</code>: ${countInWords(EXPORT_SLOTS)} exports already running (<code>Retry-After: ${EXPORT_RETRY_AFTER_S}</code>). <code>/healthz</code>: the database is not answering. Any <code>/v1</code> route: ${TOKENS_UNCHECKED_WHEN} (<code>Retry-After</code>).`],
           ['504', `A query ran past its ${query} limit: <code>${QUERY_TIMEOUT_MESSAGE}</code>. Not for export.`],
         ]),
     },

@@ -24,7 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { errors, type ApiError } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import { canonicalAddress, clientAddress, staticReadToken, type ReadAuthenticator } from '../http/auth.js';
 import { FailedAuthThrottle } from '../http/throttle.js';
 import { describeError, log } from '../log.js';
@@ -146,7 +146,15 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       sendError(res, errors.tooManyFailedAuth(wait));
       return null;
     }
-    const reader = authenticate(req.headers.authorization ?? '');
+    let reader: Reader | null;
+    try {
+      reader = authenticate(req.headers.authorization ?? '');
+    } catch (error) {
+      // The issued tokens not read lately (errors.tokensUnchecked).
+      if (!(error instanceof ApiError)) throw error;
+      sendError(res, error);
+      return null;
+    }
     if (reader === null) {
       throttle.recordFailure(address, Date.now());
       sendError(res, errors.unauthorized());

@@ -8,7 +8,8 @@ import { hash, randomBytes } from 'node:crypto';
 import { activeTokens, type ActiveToken, type TokenKind } from '../db/tokens.js';
 import type { Db } from '../db/pool.js';
 import { makeTokenCheck } from '../http/auth.js';
-import { TOKEN_REFRESH_MS } from '../limits.js';
+import { errors } from '../errors.js';
+import { TOKEN_REFRESH_MS, TOKENS_STALE_MS } from '../limits.js';
 import { describeError, log } from '../log.js';
 import type { Reader } from '../routes/route.js';
 
@@ -31,6 +32,8 @@ export interface Uploader {
 
 export class TokenStore {
   private byHash = new Map<string, ActiveToken>();
+  /** When the tokens were last read (performance.now()). */
+  private readAt = -Infinity;
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: Array<() => void> = [];
   private readonly readers: Array<() => void> = [];
@@ -54,6 +57,7 @@ export class TokenStore {
   async refresh(): Promise<void> {
     const rows = await activeTokens(this.db);
     this.byHash = new Map(rows.map((row) => [row.hash, row]));
+    this.readAt = performance.now();
     for (const reader of this.readers) reader();
     if (this.hasUploadTokens) for (const listener of this.listeners) listener();
   }
@@ -78,10 +82,11 @@ export class TokenStore {
     return false;
   }
 
-  /** The issued token of `kind` a bearer header presents, or undefined. */
+  /** The issued token of `kind` a bearer header presents, or undefined; a 503 (thrown) when the tokens have not been read for TOKENS_STALE_MS. */
   lookup(authorization: string, kind: TokenKind): ActiveToken | undefined {
     const match = BEARER.exec(authorization);
     if (!match || !match[1].startsWith(PREFIX[kind])) return undefined;
+    if (performance.now() - this.readAt > TOKENS_STALE_MS) throw errors.tokensUnchecked();
     const token = this.byHash.get(tokenHash(match[1]));
     return token?.kind === kind ? token : undefined;
   }
