@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { INGEST } from '../src/limits.js';
+import { INGEST, TOKEN_REFRESH_MS, TOKENS_STALE_MS } from '../src/limits.js';
 
 const MIB = 1024 * 1024;
 const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8').replace(/\s+/g, ' ');
@@ -24,4 +24,10 @@ test("README's receiver limits are the ones src/limits.ts enforces", () => {
     `kept as sent down to ${INGEST.freeFormDepth} levels of nesting`,
   ];
   for (const words of stated) assert.ok(readme.includes(words), `README should say "${words}"`);
+});
+
+test("README's token timings are the ones src/limits.ts keeps", () => {
+  for (const words of [`re-reads the tokens every ${TOKEN_REFRESH_MS / 1000} s`, `could not re-read them for ${TOKENS_STALE_MS / 1000} s`]) {
+    assert.ok(readme.includes(words), `README should say "${words}"`);
+  }
 });
