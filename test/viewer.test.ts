@@ -479,6 +479,95 @@ test("switching user on a workout's page goes to the list: the workout is the ot
   await close(tab);
 });
 
+test('what fails is said where it happened, and mends: a bad address, a catalog or daily values that failed, a token with an invisible character', async () => {
+  const tab = await openTab();
+  // A token pasted with a zero-width space: said plainly, and nothing sent with it (a header cannot carry it).
+  await signIn(tab, `${server.token}\u200b`);
+  assert.match((await tab.page.textContent('#sign-in-error'))!, /visible ASCII characters only/);
+  assert.ok(!tab.requests.some((url) => url.includes('/v1/')), 'no request was made');
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  // A malformed escape in the address: the page says what it found, the header stays.
+  await visit(tab, '#/workouts/%E0%A4%A');
+  assert.match((await tab.page.textContent('main .error'))!, /Could not load the workout/);
+  assert.ok(await tab.page.$('#sign-out'), 'the header is drawn');
+  // The catalog fails once: Trends says so; the next page asks again and loads.
+  let failCatalog = true;
+  await tab.page.route('**/v1/catalog/types*', (route) => (failCatalog ? route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"internal error"}' }) : route.continue()));
+  await visit(tab, '#/trends');
+  assert.match((await tab.page.textContent('main .error'))!, /Could not load the catalog/);
+  // A workout's statistics without the catalog: shown raw, and the page says their units are missing.
+  const listed = (await api('/v1/workouts?limit=50')).workouts;
+  const details = await Promise.all(listed.map((w: any) => api(`/v1/workouts/${w.uuid}`)));
+  const withStatistics = details.find((d: any) => Object.keys(d.statisticsDetail).length > 0);
+  assert.ok(withStatistics, 'a demo workout with statistics');
+  await visit(tab, `#/workouts/${withStatistics.uuid}`);
+  assert.match((await tab.page.textContent('main'))!, /Could not load the units of these statistics/);
+  failCatalog = false;
+  await visit(tab, '#/data');
+  assert.equal(await tab.page.$('main .error'), null, 'the catalog is asked again, not the failure remembered');
+  // Daily values that fail: both the days and the steps chart say so.
+  await tab.page.route('**/v1/metrics/daily*', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"internal error"}' }));
+  await visit(tab, '#/trends');
+  await visit(tab, '#/week');
+  const errors = await tab.page.$$eval('main .error', (nodes) => nodes.map((n) => n.closest('section')?.querySelector('h2')?.textContent ?? ''));
+  assert.deepEqual(errors.sort(), ['Day by day', 'Steps']);
+  // The failures provoked above, and nothing else.
+  assert.deepEqual(tab.problems.filter((p) => !/HTTP (400|500)|status of (400|500)/.test(p)), []);
+  await close(tab, { clean: false });
+});
+
+test('a long name in the user picker does not push a phone-wide page sideways', async () => {
+  const tab = await openTab(375);
+  const long = 'Maria del Carmen Fernández-Rodríguez de la Concepción y Santísima Trinidad';
+  await tab.page.route('**/v1/users*', async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    body.users[1].name = long;
+    await route.fulfill({ response, json: body });
+  });
+  await signIn(tab);
+  await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+  assert.equal(await tab.page.$eval('#user-picker option:nth-child(2)', (o) => o.textContent), long);
+  const overflow = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(overflow, 0, `overflows by ${overflow} px`);
+  await close(tab);
+});
+
+test('keyboard: "Show more" keeps the focus while the next workouts load, and hands it to the first of the last page', async () => {
+  // 120 short workouts in 2020, after the demo's in the list: two more pages, the last one short.
+  await db.query(
+    `INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms, duration_s)
+     SELECT $1, gen_random_uuid(), 'walking', t, t + 600000, 600 FROM generate_series(1, 120) AS n, LATERAL (SELECT ${Date.UTC(2020, 0, 1)}::bigint + n::bigint * 86400000 AS t) x`,
+    [USERS[0]],
+  );
+  const tab = await openTab();
+  try {
+    await signIn(tab);
+    await tab.page.waitForSelector('main[data-ready="true"][data-view="#/week"]');
+    await visit(tab, '#/workouts');
+    const more = 'main section button:text("Show more")';
+    await tab.page.focus(more);
+    const count = () => tab.page.$$eval('#workout-list li', (items) => items.length);
+    const before = await count();
+    await tab.page.keyboard.press('Enter');
+    await tab.page.waitForFunction((n) => document.querySelectorAll('#workout-list li').length > n, before);
+    assert.equal(await tab.page.evaluate(() => document.activeElement?.textContent), 'Show more', 'the focus stays on the button while there is more');
+    const second = await count();
+    await tab.page.keyboard.press('Enter');
+    await tab.page.waitForFunction((n) => document.querySelectorAll('#workout-list li').length > n, second);
+    assert.equal(await tab.page.$eval(more, (b) => (b as HTMLElement).hidden), true, 'the last page: no more to show');
+    const index = await tab.page.evaluate(() => {
+      const item = document.activeElement?.closest('li');
+      return item ? [...document.querySelectorAll('#workout-list li')].indexOf(item) : -1;
+    });
+    assert.equal(index, second, 'the focus is on the first workout the last page added');
+  } finally {
+    await close(tab);
+    await db.query(`DELETE FROM workouts WHERE user_id = $1 AND start_ms < $2`, [USERS[0], Date.UTC(2021, 0, 1)]);
+  }
+});
+
 test('no horizontal overflow at 1280 and 390 px, light and dark; screenshots for a person', async () => {
   const workout = (await api('/v1/workouts?limit=50')).workouts.find((w: any) => w.hasRoute);
   for (const [width, scheme] of [[1280, 'light'], [390, 'dark'], [390, 'light']] as const) {

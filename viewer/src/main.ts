@@ -66,7 +66,7 @@ async function signIn(token: string): Promise<void> {
     } else if (error instanceof ApiError && error.status === 429) {
       showSignIn('Too many wrong tokens from this address (HTTP 429). Wait a minute, then try again.');
     } else {
-      showSignIn(`The server could not be reached: ${error instanceof Error ? error.message : 'unexpected error'}.`);
+      showSignIn(`The server could not be reached: ${error instanceof Error ? error.message.replace(/\.+$/, '') : 'unexpected error'}.`);
     }
     return;
   }
@@ -113,7 +113,16 @@ function currentPage(): { name: string; title: string; page: Page; rest: string[
   const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
   const [name, ...rest] = path.split('/');
   const found = PAGES.find((p) => p.name === name) ?? PAGES[0];
-  return { ...found, rest: rest.map(decodeURIComponent), params: new URLSearchParams(query) };
+  return { ...found, rest: rest.map(decoded), params: new URLSearchParams(query) };
+}
+
+/** A path segment of the address decoded; one with a malformed escape as it is (its page then says it found nothing). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
@@ -149,7 +158,15 @@ async function render(): Promise<void> {
     api: state.api,
     users: state.users,
     zone: state.users.timeZone,
-    catalog: () => (state.catalog ??= state.api.catalog().then((c) => c.types)),
+    // Kept once loaded; a failure is not kept, so the next page that needs it asks again.
+    catalog: () =>
+      (state.catalog ??= state.api.catalog().then(
+        (c) => c.types,
+        (error: unknown) => {
+          state.catalog = null;
+          throw error;
+        },
+      )),
     params: page.params,
     rest: page.rest,
   };

@@ -4,9 +4,12 @@
 // echoes the token.
 import { h, replace } from '../dom.js';
 
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
 export function signInForm(main: HTMLElement, message: string | null, onToken: (token: string) => void): void {
   const input = h('input', {
-    id: 'token', name: 'token', type: 'password', autocomplete: 'current-password', required: true, spellcheck: 'false',
+    // Not a password to keep: a password manager would save it to disk, where the help text says "this tab only".
+    id: 'token', name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false',
     'aria-describedby': 'token-help',
   });
   const form = h(
@@ -23,7 +26,14 @@ export function signInForm(main: HTMLElement, message: string | null, onToken: (
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const token = input.value.trim();
-    if (token) onToken(token);
+    if (!token) return;
+    // A token is visible ASCII; pasted from a chat it may carry an invisible or typographic character, which no
+    // header can carry (the browser would refuse to send it, and the message would read as the server away).
+    if (!VISIBLE_ASCII.test(token)) {
+      signInForm(main, 'A token is made of visible ASCII characters only; this one holds another (a space, an invisible character or a typographic quote?). Paste it again.', onToken);
+      return;
+    }
+    onToken(token);
   });
   replace(main, form);
   input.focus();

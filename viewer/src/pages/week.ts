@@ -36,6 +36,7 @@ export async function weekPage(context: Context, page: HTMLElement): Promise<voi
       replace(stepsChart, h('h2', {}, 'Steps'), stepsBars(range.dates, steps));
     } catch (error) {
       days.append(failure('the days', error));
+      stepsChart.append(failure('the steps', error));
     }
   })();
 

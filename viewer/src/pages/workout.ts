@@ -62,12 +62,16 @@ export async function workoutPage(context: Context, page: HTMLElement, uuid: str
       track.append(failure('the route', error));
     }
   })();
+  let unitsFailed: unknown = null;
   const loadCatalog = context.catalog().then(
     (types) => { for (const t of types) if (!units.has(t.identifier)) units.set(t.identifier, t.unit); },
-    () => {},
+    (error: unknown) => { unitsFailed = error; },
   );
   await settle(loadStreams, loadTrack, loadCatalog);
-  page.append(statistics(workout, units), events(workout, zone));
+  const stats = statistics(workout, units);
+  // Without the catalog, a statistic no stream shows has no unit: its figure is shown raw, and the page says why.
+  if (unitsFailed !== null && Object.keys(workout.statisticsDetail).length > 0) stats.append(failure('the units of these statistics (figures shown without them)', unitsFailed));
+  page.append(stats, events(workout, zone));
 }
 
 function streamChart(stream: WorkoutSeries['series'][number], series: WorkoutSeries, zone: string, index: number): HTMLElement {

@@ -37,19 +37,32 @@ export async function workoutsPage(context: Context, page: HTMLElement): Promise
   const listSection = section(type ? activityName(type) : 'All workouts', list, more);
   page.append(listSection);
   let offset = 0;
+  let loading = false;
   const load = async () => {
-    more.hidden = true;
+    // The button stays while its page loads (hidden, it would drop a keyboard user's focus to the page's top).
+    loading = true;
+    more.setAttribute('aria-busy', 'true');
+    const first = list.childElementCount;
     try {
       const result = await api.workouts({ activityType: type || undefined, limit: PAGE, offset });
       list.append(...result.workouts.map((w) => workoutItem(w, context.zone)));
       offset = result.nextOffset;
-      more.hidden = result.workouts.length < PAGE;
+      const last = result.workouts.length < PAGE;
+      // The last page: the focus goes on to the first workout it added.
+      if (last && document.activeElement === more) list.children[first]?.querySelector<HTMLElement>('a')?.focus();
+      more.hidden = last;
       if (list.childElementCount === 0) list.append(h('li', { class: 'muted' }, 'No workouts.'));
     } catch (error) {
+      more.hidden = true;
       listSection.append(failure('the workouts', error));
+    } finally {
+      loading = false;
+      more.removeAttribute('aria-busy');
     }
   };
-  more.addEventListener('click', () => void load());
+  more.addEventListener('click', () => {
+    if (!loading) void load();
+  });
   await load();
 }
 
