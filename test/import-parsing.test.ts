@@ -21,7 +21,7 @@ import { convertMe } from '../src/import/profile.js';
 import { nameHash, uuidFromHash, uuidV5, writeUuidBytes } from '../src/import/record-ids.js';
 import { RecordConverter, type SampleRow } from '../src/import/records.js';
 import { ImportReport } from '../src/import/report.js';
-import { deviceOf, sourcePriority } from '../src/import/sources.js';
+import { deviceOf, preferredSources, sourcePriority } from '../src/import/sources.js';
 import { activityTypeName, convertWorkout, type WorkoutRow } from '../src/import/workouts.js';
 import { tmpRoot } from './support/db.js';
 import { writeUuidText } from '../src/core/uuid.js';
@@ -89,7 +89,7 @@ test('devices keep their stable part; priority: named sources, then watch, phone
   const phone = { name: 'Alex’s iPhone', device: 'iPhone14,2' };
   const app = { name: 'Pedometer++', device: '' };
   assert.deepEqual([watch, phone, app].map((s) => sourcePriority(s, [])), [0, 1, 2]);
-  assert.deepEqual([watch, phone, app].map((s) => sourcePriority(s, ['Pedometer++'])), [1, 2, 0]);
+  assert.deepEqual([watch, phone, app].map((s) => sourcePriority(s, preferredSources(['Pedometer++']))), [1, 2, 0]);
   assert.equal(sourcePriority({ name: 'My Apple Watch', device: '' }, []), 0);
 });
 
@@ -504,9 +504,12 @@ test('source names are kept as written, and ranked through no-break spaces, curl
   assert.equal(sourcePriority({ name: 'Jonathan’s iPhone', device: '' }, []), 1);
   assert.equal(sourcePriority({ name: '\u200fiPhone\u200f الخاص بـ\u0640\u0640أحمد', device: '' }, []), 1);
   assert.equal(sourcePriority({ name: 'Withings', device: '' }, []), 2);
-  // The name itself is not rewritten: named priorities match it byte for byte.
-  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, ['NJR Apple\u00a0Watch']), 0);
-  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, ['NJR Apple Watch']), 1 + 0);
+  // A name given to --source-priority matches as a person types it: a plain space, a straight apostrophe, any case.
+  const typed = (names: string[]) => preferredSources(names);
+  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, typed(['NJR Apple\u00a0Watch'])), 0);
+  assert.equal(sourcePriority({ name: 'NJR Apple\u00a0Watch', device: '' }, typed(['NJR Apple Watch'])), 0);
+  assert.equal(sourcePriority({ name: 'Bob’s Tracker', device: '' }, typed(['Strava', "bob's tracker"])), 1);
+  assert.equal(sourcePriority({ name: 'Bob’s Tracker', device: '' }, typed(['Bobs Tracker'])), 1 + 2, 'a different name is not a match');
 });
 
 test('lenient reading skips a malformed element, counts it with its line, and goes on; strict reading stops there', () => {

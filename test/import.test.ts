@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, countMismatches, stopOwnCluster, tmpRoot, type TestDatabase } from './support/db.js';
+import pg from 'pg';
+import { MIGRATION_LOCK } from '../src/db/migrate.js';
+import { waitFor } from './support/faults.js';
 import { importCli } from './support/import-cli.js';
 import { startServer } from './support/server.js';
 import {
@@ -496,14 +499,63 @@ test('an export.xml saved again in another encoding than UTF-8 is refused, sayin
   assert.match(wide.stderr.trim(), /export\.xml is encoded in UTF-16; Apple Health writes export\.xml in UTF-8/);
 });
 
-test('read leniently, a file cut short still stops there, without advising --lenient', async () => {
+test('--source-priority names match as typed (case, a straight apostrophe for a curly one); a name no source has is said, not silently ignored', async () => {
+  const typedDb = await createTestDatabase();
+  try {
+    const start = '2023-06-01T14:00:00Z';
+    const end = '2023-06-01T14:30:00Z';
+    const steps = (name: string, value: string) => record({ type: `${Q}StepCount`, source: { name }, unit: 'count', start, end, value }, ZONE);
+    const file = join(dir, 'typed.xml');
+    writeFileSync(file, appleExportXml({ extra: [steps('Bob’s Tracker', '1000'), steps('Strava', '800')] }));
+    const run = await importCli(['--user', USER, '--source-priority', "bob's tracker,Stravaa", file], { DATABASE_URL: typedDb.url, SERVICE_TIME_ZONE: ZONE });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /--source-priority: no source is named "Stravaa"/);
+    assert.doesNotMatch(run.stderr, /no source is named "bob's tracker"/);
+    const [day] = await typedDb.query<{ sum: number }>(
+      `SELECT d.sum FROM daily_aggregates d JOIN sample_types t USING (type_id) WHERE d.user_id = $1 AND t.identifier = $2 AND d.day = '2023-06-01'`,
+      [USER, `${Q}StepCount`],
+    );
+    assert.equal(day.sum, 1000, 'the named tracker alone counts where the two overlap');
+  } finally {
+    await typedDb.drop();
+  }
+});
+
+test('a file cut short stops there, read leniently or not, without advising --lenient (it would stop at the same place)', async () => {
   const cut = join(dir, 'cut.xml');
   const whole = appleExportXml();
   writeFileSync(cut, whole.slice(0, whole.indexOf('<Workout ') + 20));
-  const run = await importCli(['--user', USER, '--lenient', cut], env());
-  assert.equal(run.code, 1);
-  assert.match(run.stderr.trim(), /cut\.xml line \d+, column \d+: malformed XML: /);
-  assert.doesNotMatch(run.stderr, /--lenient/);
+  for (const args of [['--lenient'], []]) {
+    const run = await importCli(['--user', USER, ...args, cut], env());
+    assert.equal(run.code, 1);
+    assert.match(run.stderr.trim(), /cut\.xml line \d+, column \d+: malformed XML: the document ends inside a tag/);
+    assert.doesNotMatch(run.stderr, /--lenient/, args.join());
+  }
+});
+
+test('a stop signal that comes before the file is read (the migrations waiting on another) stops the import then, nothing stored', async () => {
+  const early = await createTestDatabase();
+  const holder = new pg.Client({ connectionString: early.url });
+  await holder.connect();
+  try {
+    // The import waits on the migrations' lock, held here, while the signal comes; then it may go on.
+    await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    let stop: (signal?: NodeJS.Signals) => void = () => {};
+    // Batches of 1000 committed as they go: an import that did not stop would leave samples behind.
+    const run = importCli(['--user', USER, await bigExport()], { DATABASE_URL: early.url, SERVICE_TIME_ZONE: ZONE, HEALTHD_IMPORT_BATCH_ROWS: '1000' }, (kill) => (stop = kill));
+    const waiting = `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ${MIGRATION_LOCK}`;
+    await waitFor('the import waiting on the migrations', async () => (await early.query<{ n: string }>(waiting))[0].n !== '0', 20_000);
+    stop('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    const { code, stderr } = await run;
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /interrupted/);
+    assert.deepEqual(await early.query('SELECT count(*)::int AS n FROM samples'), [{ n: 0 }]);
+  } finally {
+    await holder.end();
+    await early.drop();
+  }
 });
 
 /** The fixture plus 20,000 app step samples of 10 steps, one a minute from 2023-01-01 05:00 UTC (midnight EST); written once. */

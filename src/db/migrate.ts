@@ -5,7 +5,8 @@
 import pg from 'pg';
 import { migrations, READ_ROLE, ROLES_SQL, WRITER_ROLE } from './migrations.js';
 
-const MIGRATION_LOCK = 7_201_113;
+/** The advisory lock migrations run under (a test holds it to stop a command before its work begins). */
+export const MIGRATION_LOCK = 7_201_113;
 
 export async function applyMigrations(connectionString: string, log: (line: string) => void = () => {}): Promise<number[]> {
   const client = new pg.Client({ connectionString });

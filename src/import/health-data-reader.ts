@@ -155,8 +155,9 @@ export class HealthDataReader {
 
   private malformed(error: unknown): unknown {
     if (!(error instanceof XmlSyntaxError)) return error;
-    // Lenient reading stops only where no element can be skipped (the file cut short, the root closed twice): no hint then.
-    const hint = this.lenient ? '' : ' (--lenient skips malformed elements and goes on)';
+    // Lenient reading stops only where no element can be skipped (the file cut short, the root closed twice): no hint
+    // then, nor for a file cut short read strictly, which --lenient would not take further.
+    const hint = this.lenient || error.atEnd ? '' : ' (--lenient skips malformed elements and goes on)';
     return new ImportInputError(`${this.fileName} line ${error.line}, column ${error.column}: malformed XML: ${error.reason}${hint}`);
   }
 

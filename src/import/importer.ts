@@ -29,6 +29,7 @@ import { beginUncountedWrites, endUncountedWrites, recountSamples, recoverStaleC
 import { replaceOnlyUsers } from '../db/writes/demo.js';
 import { claimTimeZone, ensureUsers, releaseUnusedTimeZone, storedTimeZone, zoneMismatch } from '../db/writes/setup.js';
 import { streamXml } from './xml-stream.js';
+import { preferredSources, typedName } from './sources.js';
 import { sameZone } from '../core/local-days.js';
 
 export interface ImportOptions {
@@ -94,6 +95,7 @@ async function buildStreams(client: pg.Client, nameIds: NameIds, userId: string,
 
 export async function importAppleHealthExport(options: ImportOptions): Promise<ImportResult> {
   const started = performance.now();
+  const preferred = preferredSources(options.preferredSources);
   const { userId, signal } = options;
   const files = await openArchive(options.path);
   const client = new pg.Client({ connectionString: options.databaseUrl });
@@ -132,7 +134,7 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
         label: files.xml.label,
         userId,
         timeZone: options.timeZone,
-        preferredSources: options.preferredSources,
+        preferredSources: preferred,
         firstImport,
         nameIds: nameIds.entries(),
         lenient: options.lenient === true,
@@ -160,7 +162,12 @@ export async function importAppleHealthExport(options: ImportOptions): Promise<I
     const outOfOrder = new Set(xml.summary.outOfOrder);
     const readBack = firstImport ? quantities.filter((identifier) => outOfOrder.has(identifier)) : quantities;
     warn(`import: daily statistics${readBack.length > 0 ? ` (reading ${readBack.length} types back)` : ''}…`);
-    await readBackDailyAggregates(options, client, nameIds, readBack);
+    await readBackDailyAggregates({ ...options, preferredSources: preferred }, client, nameIds, readBack);
+    // A name no source has ranks nothing: said, rather than the import quietly counting both overlapping sources.
+    const sourceNames = new Set(nameIds.knownSources().map((source) => typedName(source.name)));
+    for (const [i, name] of preferred.entries()) {
+      if (!sourceNames.has(name)) warn(`import: --source-priority: no source is named "${options.preferredSources[i]}" (compared without case, typographic quotes or invisible marks); it ranks nothing`);
+    }
 
     if (signal?.aborted) throw new ImportInterrupted();
     await recordUploadBatch(client, userId, xml.summary.exportedAtMs ?? xml.summary.newestEndMs ?? Date.now(), samples.written);

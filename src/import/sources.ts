@@ -14,7 +14,9 @@
 // names sources (by name) that go before all of these, in the order given.
 // Names are stored exactly as written (a no-break space in "Apple Watch",
 // curly apostrophes, Arabic with tatweel and bidi marks); only the ranking
-// reads them with spaces and invisible marks made plain.
+// reads them with spaces and invisible marks made plain, and a name given to
+// `--source-priority` matches a source's as typed: case, typographic quotes
+// and those marks aside (typedName).
 
 export type { SourceName as SourceRef } from '../db/writes/setup.js';
 import type { SourceName as SourceRef } from '../db/writes/setup.js';
@@ -62,6 +64,9 @@ export function plainName(name: string): string {
   return name.normalize('NFKC').replace(INVISIBLE, '');
 }
 
+/** `--source-priority`'s names as sourcePriority reads them. */
+export const preferredSources = (names: readonly string[]): string[] => names.map(typedName);
+
 function defaultRank(source: SourceRef): number {
   if (source.device.startsWith('Watch')) return WATCH;
   if (source.device.startsWith('iPhone')) return PHONE;
@@ -72,8 +77,17 @@ function defaultRank(source: SourceRef): number {
   return OTHER;
 }
 
-/** Priority for the daily aggregator (lower wins): named sources first, in order, then watch, phone, others. */
+/** A name as a person types it: plainName, typographic apostrophes and quotes as ASCII ones, lower case. */
+export function typedName(name: string): string {
+  return plainName(name).replace(/[\u2018\u2019\u02BC]/g, "'").replace(/[\u201C\u201D]/g, '"').toLowerCase();
+}
+
+/**
+ * Priority for the daily aggregator (lower wins): named sources first, in
+ * order, then watch, phone, others. `preferred` holds typedNames
+ * (preferredSources).
+ */
 export function sourcePriority(source: SourceRef, preferred: readonly string[]): number {
-  const named = preferred.indexOf(source.name);
+  const named = preferred.indexOf(typedName(source.name));
   return named >= 0 ? named : preferred.length + defaultRank(source);
 }

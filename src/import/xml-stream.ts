@@ -188,6 +188,8 @@ export function streamXml(input: XmlWorkerInput, deps: XmlStreamDeps): Promise<X
     };
     const interrupt = () => finish(new ImportInterrupted());
     deps.signal?.addEventListener('abort', interrupt, { once: true });
+    // A signal before the stream (while the cluster started, the migrations ran) fired no listener: stop now.
+    if (deps.signal?.aborted) interrupt();
     worker.on('message', (message: FromWorker) => {
       if (settled) return;
       switch (message.kind) {

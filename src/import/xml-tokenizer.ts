@@ -51,6 +51,8 @@ export class XmlSyntaxError extends Error {
     readonly reason: string,
     readonly line: number,
     readonly column: number,
+    /** Found where the document ends (cut short, no root): no element to skip, so lenient reading stops there too. */
+    readonly atEnd = false,
   ) {
     super(`line ${line}, column ${column}: ${reason}`);
   }
@@ -171,9 +173,9 @@ export class XmlTokenizer {
   /** The document is complete: anything still open or half-read is an error. */
   close(): void {
     this.parse(true);
-    if (this.pos < this.buffer.length) this.fail(this.pos, 'the document ends inside a tag, comment or declaration');
-    if (!this.sawRoot) this.fail(this.pos, 'the document has no root element');
-    if (this.open.length > 0) this.fail(this.pos, `the document ends before <${this.open[this.open.length - 1]}> is closed`);
+    if (this.pos < this.buffer.length) this.fail(this.pos, 'the document ends inside a tag, comment or declaration', true);
+    if (!this.sawRoot) this.fail(this.pos, 'the document has no root element', true);
+    if (this.open.length > 0) this.fail(this.pos, `the document ends before <${this.open[this.open.length - 1]}> is closed`, true);
   }
 
   private parse(final: boolean): void {
@@ -553,13 +555,13 @@ export class XmlTokenizer {
     return this.lines;
   }
 
-  private fail(index: number, reason: string): never {
+  private fail(index: number, reason: string, atEnd = false): never {
     this.failedAt = index;
     const line = this.lineAt(index);
     // In characters: the line's bytes before `index` decoded (those of an earlier buffer counted as bytes).
     const from = Math.max(this.lineStart, 0);
     const before = this.buffer.slice(from, index);
-    throw new XmlSyntaxError(reason, line, from - this.lineStart + (NON_ASCII.test(before) ? utf8(before).length : before.length) + 1);
+    throw new XmlSyntaxError(reason, line, from - this.lineStart + (NON_ASCII.test(before) ? utf8(before).length : before.length) + 1, atEnd);
   }
 }
 
