@@ -201,12 +201,13 @@ describe('workouts, routes and series', () => {
 
 test('text PostgreSQL cannot hold is stored with U+FFFD in its place, and members nested thousands deep are left out where kept as given, ignored elsewhere: never a refusal or a 5xx (FACTS §6)', async () => {
   const [plain, escaped, deepWorkout] = [uuid(0x30, 1), uuid(0x30, 2), uuid(0x30, 3)];
-  const unstorable = { ...heartRate(plain, T, 61), sourceName: 'nul\u0000', metadata: { note: 'a\ud800b', 'k\u0000': 'v' }, future: 'x\u0000\udc00' };
+  // A renamed key meets one the sender wrote as it now reads: theirs is kept, the renamed one takes another U+FFFD.
+  const unstorable = { ...heartRate(plain, T, 61), sourceName: 'nul\u0000', metadata: { note: 'a\ud800b', 'k\u0000': 'v', 'k\uFFFD': 'theirs' }, future: 'x\u0000\udc00' };
   // JSON.stringify writes a valid pair as it is: the escape is put in by hand. The nesting too (it would overflow JSON.stringify).
   const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
   const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
   const withEscape = { ...heartRate(escaped, T, 62), sourceName: 'W EMOJI', future: 'DEEP' };
-  const event = { type: 'lap', start: T + 60_000, end: T + 120_000, future: 'DEEP_EVENT' };
+  const event = { type: 'lap', start: T + 60_000, end: T + 120_000, future: 'DEEP_EVENT', list: 'DEEP_LIST', proto: 'PROTO' };
   const workout = { uuid: deepWorkout, type: 'HKWorkoutTypeIdentifier', kind: 'workout', start: T, end: T + 600_000, sourceName: 'Apple Watch', workout: { activityType: 'running', duration: 600, events: [event] } };
   const context = { timeZoneID: 'Europe/Berlin', utcOffsetSeconds: 7200, source: 'device', confidence: 'high', future: 'DEEP_CONTEXT' };
   const bucket = { type: 'HKQuantityTypeIdentifierStepCount', func: 'sum', intervalValue: 1, intervalUnit: 'day', deviceFilter: 'all', bucketStart: T, bucketEnd: T + DAY, value: 1, bucketStartContext: context };
@@ -214,14 +215,16 @@ test('text PostgreSQL cannot hold is stored with U+FFFD in its place, and member
     .replace('EMOJI', '\\ud83d\\ude00')
     .replace('"DEEP"', deep(20_000))
     .replace('"DEEP_EVENT"', deepObject(5_000))
-    .replace('"DEEP_CONTEXT"', deepObject(5_000));
+    .replace('"DEEP_CONTEXT"', deepObject(5_000))
+    .replace('"DEEP_LIST"', deep(40))
+    .replace('"proto":"PROTO"', '"__proto__":{"a":1}');
   assert.match(body, /"nul\\u0000"/, 'the NUL goes as an escape');
   const answer = await ok(body);
   assert.deepEqual([answer.accepted, answer.aggregateSamples], [3, 1]);
   assert.equal((await ok(body)).accepted, 0, 'a replay stores nothing more');
   const sources = await db.query(`SELECT s.uuid::text, src.name, s.metadata FROM samples s JOIN sources src USING (source_id) WHERE s.uuid = ANY($1::uuid[]) ORDER BY 1`, [[plain, escaped]]);
   assert.deepEqual(sources, [
-    { uuid: plain.toLowerCase(), name: 'nul\uFFFD', metadata: { note: 'a\uFFFDb', 'k\uFFFD': 'v' } },
+    { uuid: plain.toLowerCase(), name: 'nul\uFFFD', metadata: { note: 'a\uFFFDb', 'k\uFFFD': 'theirs', 'k\uFFFD\uFFFD': 'v' } },
     { uuid: escaped.toLowerCase(), name: 'W \u{1F600}', metadata: null },
   ]);
   const depth = (value: unknown): number => (typeof value === 'object' && value !== null ? 1 + Math.max(0, ...Object.values(value).map(depth)) : 0);
@@ -230,6 +233,9 @@ test('text PostgreSQL cannot hold is stored with U+FFFD in its place, and member
   const [stored] = detail.body.events;
   assert.deepEqual([stored.type, stored.start, stored.end], ['lap', T + 60_000, T + 120_000]);
   assert.equal(depth(stored), INGEST.freeFormDepth, 'the event keeps its members down to the limit');
+  assert.equal(depth(stored.list), INGEST.freeFormDepth - 1, 'a list nested past the limit is cut there');
+  assert.doesNotMatch(JSON.stringify(stored.list), /null/, 'left out, not written as null');
+  assert.deepEqual(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value, { a: 1 }, 'a member named __proto__ is kept as sent');
   const [aggregate] = await db.query(`SELECT start_context AS context FROM aggregate_buckets WHERE bucket_start_ms = $1`, [T]);
   assert.equal(aggregate.context.timeZoneID, 'Europe/Berlin');
   assert.equal(depth(aggregate.context), INGEST.freeFormDepth);

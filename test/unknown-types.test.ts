@@ -5,6 +5,8 @@
 // writer stored is still refused as unknown.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
+import { USER_HOLDS_TYPE } from '../src/reads/types.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 
@@ -100,6 +102,18 @@ test('an identifier no writer stored, or only for another user, is still unknown
       assert.equal(status, 400, path);
       assert.match(body.error, new RegExp(`^unknown type: ${type}`), path);
     }
+  }
+  // Whether a user holds a stream of a type is an index probe, whatever other users hold: no scan whose time would tell.
+  const session = new pg.Client({ connectionString: db.url });
+  await session.connect();
+  try {
+    await session.query('SET enable_seqscan = off');
+    const explained = await session.query(`EXPLAIN ${USER_HOLDS_TYPE([]).text}`.replace(/\$1/g, `'${DEFAULT_USER}'::uuid`).replace(/\$2/g, '1'));
+    const plan = explained.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    assert.match(plan, /Index Only Scan using workout_streams_user_type on workout_streams/, plan);
+    assert.doesNotMatch(plan, /Seq Scan/, plan);
+  } finally {
+    await session.end();
   }
   // The other user's own reads know them (a per-user token for them reads as they do).
   const asOther = await startServer({ databaseUrl: db.url, env: { SERVICE_USER_ID: OTHER_USER } });

@@ -446,4 +446,14 @@ CREATE TABLE IF NOT EXISTS stale_sample_counts (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'workout streams by user and type',
+    // Whether a user holds a stream of a type the registry does not know
+    // (src/reads/types.ts): one index probe, not a scan of every user's
+    // streams, whose time would tell whether another user stored the type.
+    sql: `
+CREATE INDEX IF NOT EXISTS workout_streams_user_type ON workout_streams (user_id, type_id);
+`,
+  },
 ];

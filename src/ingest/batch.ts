@@ -102,13 +102,26 @@ function madeStorable(root: unknown): unknown {
   if (typeof root === 'string') return storable(root);
   const stack: object[] = typeof root === 'object' && root !== null ? [root] : [];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (Array.isArray(node)) {
+      // By index: a line's long arrays are numbers (an ECG's voltages, a route's points), passed over at once.
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i];
+        if (typeof item === 'string') node[i] = storable(item);
+        else if (typeof item === 'object' && item !== null) stack.push(item);
+      }
+      continue;
+    }
     const members = node as Record<string, unknown>;
     for (const key of Object.keys(members)) {
       const value = members[key];
       if (typeof value === 'object' && value !== null) stack.push(value);
       const kept = typeof value === 'string' ? storable(value) : value;
-      const name = Array.isArray(node) ? key : storable(key);
-      if (name !== key) delete members[key];
+      let name = storable(key);
+      if (name !== key) {
+        delete members[key];
+        // A key the sender wrote as it now reads is theirs: the renamed one takes another U+FFFD.
+        while (Object.hasOwn(members, name)) name += '\uFFFD';
+      }
       if (name !== key || kept !== value) Object.defineProperty(members, name, { value: kept, writable: true, enumerable: true, configurable: true });
     }
   }

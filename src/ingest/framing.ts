@@ -108,8 +108,8 @@ export function lineKind(value: unknown, lineNumber: number): LineKind {
   return 'sample';
 }
 
-/** A key that reads as a wrapper's name (heartbeatSeriesChunk): a letter, then up to 39 letters and digits. */
-const WRAPPER_LIKE = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
+/** A key that reads as a wrapper's name: camelCase of two words or more (heartbeatSeriesChunk), not a plain word, at most 40 characters. */
+const WRAPPER_LIKE = /^(?=.{1,40}$)[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/;
 
 /** Walks the declared slots: which kind the next line must be. */
 export class Slots {

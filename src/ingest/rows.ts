@@ -26,11 +26,12 @@ const json = (value: unknown): string => JSON.stringify(value);
  */
 function freeForm<T>(value: T, depth = 1): T {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => keptMember(item, depth)) as T;
+  if (Array.isArray(value)) return value.map((item) => keptMember(item, depth)).filter((item) => item !== undefined) as T;
   const out: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(value)) {
     const kept = keptMember(member, depth);
-    if (kept !== undefined) out[key] = kept;
+    // Defined, not assigned: a member named __proto__ is the sender's, not the copy's prototype.
+    if (kept !== undefined) Object.defineProperty(out, key, { value: kept, writable: true, enumerable: true, configurable: true });
   }
   return out as T;
 }

@@ -39,7 +39,8 @@ class AnsweringStdioTransport extends StdioServerTransport {
       if ('method' in message && 'id' in message) this.pending.add(message.id);
       else if ('method' in message && message.method === 'notifications/cancelled') {
         const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') this.settle(id);
+        // As the SDK reads it: a cancellation naming no request (0 and '' included) cancels nothing, and that call is answered.
+        if ((typeof id === 'string' || typeof id === 'number') && id) this.settle(id);
       }
       deliver?.(message);
     };

@@ -10,8 +10,8 @@ import { kindOfIdentifier, typeInfo, type TypeKind } from '../core/registry.js';
 import { sampleTypeId } from '../db/names.js';
 import { prepared, type Db } from '../db/pool.js';
 
-/** Whether a user holds data of a type: one index probe each where the routes read it. */
-const USER_HOLDS_TYPE = prepared(
+/** Whether a user holds data of a type: one index probe each where the routes read it (streams: migration 9). */
+export const USER_HOLDS_TYPE = prepared(
   `SELECT EXISTS (SELECT 1 FROM samples WHERE user_id = $1 AND type_id = $2)
        OR EXISTS (SELECT 1 FROM daily_aggregates WHERE user_id = $1 AND type_id = $2)
        OR EXISTS (SELECT 1 FROM workout_streams WHERE user_id = $1 AND type_id = $2) AS held`,

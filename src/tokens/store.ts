@@ -58,8 +58,14 @@ export class TokenStore {
     const rows = await activeTokens(this.db);
     this.byHash = new Map(rows.map((row) => [row.hash, row]));
     this.readAt = performance.now();
-    for (const reader of this.readers) reader();
-    if (this.hasUploadTokens) for (const listener of this.listeners) listener();
+    // Each listener on its own: one that throws must not keep the others (the receiver's start) from their turn.
+    for (const listener of [...this.readers, ...(this.hasUploadTokens ? this.listeners : [])]) {
+      try {
+        listener();
+      } catch (error) {
+        log.error('a listener of the token re-read failed', describeError(error));
+      }
+    }
   }
 
   /** Called after every read of the tokens (what a revocation has stopped is stopped then). */
