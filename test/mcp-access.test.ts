@@ -172,49 +172,50 @@ describe('stdio', () => {
     assert.match(stderr, /"msg":"mcp serving on stdio"/);
   });
 
-  test('stdin closed right after the requests: every one is answered, every stdout line is a JSON-RPC message', async () => {
-    const child = spawn(process.execPath, [STDIO], { env: stdioEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  /** `npm run mcp` given an initialized session, then `calls`, then the end of its stdin; its stdout as it comes. */
+  function stdioSession(calls: object[], env: Record<string, string> = {}) {
+    const child = spawn(process.execPath, [STDIO], { env: { ...stdioEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.resume();
     const message = (body: object) => JSON.stringify({ jsonrpc: '2.0', ...body }) + '\n';
-    child.stdin.end(
-      message({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sh', version: '0' } } }) +
-        message({ method: 'notifications/initialized' }) +
-        message({ id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }) +
-        message({ id: 3, method: 'tools/call', params: { name: 'list_users', arguments: null } }) +
-        message({ id: 4, method: 'tools/call', params: { name: 'list_users', arguments: [] } }),
-    );
-    const [code] = await once(child, 'exit');
+    const initialize = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sh', version: '0' } } };
+    child.stdin.end([initialize, { method: 'notifications/initialized' }, ...calls].map(message).join(''));
+    return { child, exit: once(child, 'exit'), answers: () => stdout.trimEnd().split('\n').map((line) => JSON.parse(line)) };
+  }
+
+  test('stdin closed right after the requests: every one is answered, every stdout line is a JSON-RPC message', async () => {
+    const session = stdioSession([
+      { id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } },
+      { id: 3, method: 'tools/call', params: { name: 'list_users', arguments: null } },
+      { id: 4, method: 'tools/call', params: { name: 'list_users', arguments: [] } },
+    ]);
+    const [code] = await session.exit;
     assert.equal(code, 0);
-    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).sort((a, b) => a.id - b.id);
+    const lines = session.answers().sort((a, b) => a.id - b.id);
     assert.deepEqual(lines.map((m) => [m.jsonrpc, m.id]), [['2.0', 1], ['2.0', 2], ['2.0', 3], ['2.0', 4]]);
     assert.deepEqual(JSON.parse(lines[1].result.content[0].text).metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
     // arguments: null is no arguments; a list is a tool error, as over HTTP.
     assert.equal(JSON.parse(lines[2].result.content[0].text).users.length, 1);
     assert.deepEqual(lines[3].result, { content: [{ type: 'text', text: ARGUMENTS_NOT_OBJECT }], isError: true });
   });
+
   test('stdin closed after the client cancelled a call: that call is waited for no longer (the SDK never answers it)', async () => {
     // With an hour's query limit, waiting for the cancelled call would outlast the test.
-    const child = spawn(process.execPath, [STDIO], { env: { ...stdioEnv(), QUERY_TIMEOUT_MS: String(60 * 60_000) }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.resume();
-    const message = (body: object) => JSON.stringify({ jsonrpc: '2.0', ...body }) + '\n';
-    child.stdin.end(
-      message({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sh', version: '0' } } }) +
-        message({ method: 'notifications/initialized' }) +
-        message({ id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } }) +
-        message({ method: 'notifications/cancelled', params: { requestId: 2 } }) +
-        message({ id: 3, method: 'tools/call', params: { name: 'list_users' } }),
+    const session = stdioSession(
+      [
+        { id: 2, method: 'tools/call', params: { name: 'get_daily_metrics', arguments: DAY } },
+        { method: 'notifications/cancelled', params: { requestId: 2 } },
+        { id: 3, method: 'tools/call', params: { name: 'list_users' } },
+      ],
+      { QUERY_TIMEOUT_MS: String(60 * 60_000) },
     );
-    const exit = once(child, 'exit');
     const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 30_000).unref());
-    const outcome = await Promise.race([exit, stuck]);
-    if (outcome === 'stuck') child.kill('SIGKILL');
+    const outcome = await Promise.race([session.exit, stuck]);
+    if (outcome === 'stuck') session.child.kill('SIGKILL');
     assert.notEqual(outcome, 'stuck', 'the server still waited for the cancelled call');
     assert.deepEqual(outcome, [0, null]);
-    const ids = stdout.trimEnd().split('\n').map((line) => JSON.parse(line).id);
+    const ids = session.answers().map((answer) => answer.id);
     assert.deepEqual(ids.sort(), [1, 3], 'every call but the cancelled one answered');
   });
 });
