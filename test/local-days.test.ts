@@ -184,14 +184,20 @@ test('localDayOf (cached per quarter hour) agrees with luxon across zones and DS
   }
 });
 
-test('dayStartMs (cached per zone and day) answers luxon\'s start of the day, first time and again, in zones whose midnight is skipped too', async () => {
+test('dayStartMs (cached per zone and day) answers the first instant of the local date, first time and again, in zones whose midnight is skipped or comes twice', async () => {
   const fc = (await import('fast-check')).default;
   const { DateTime } = await import('luxon');
-  const zones = ['America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'America/Havana', 'America/Santiago', 'Asia/Beirut', 'Pacific/Chatham', 'UTC'];
+  const zones = ['America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'America/Havana', 'America/Santiago', 'Asia/Beirut', 'Pacific/Chatham', 'Atlantic/Azores', 'UTC'];
+  /** luxon's 00:00, moved back minute by minute while the instant before is still that date (a midnight that comes twice). */
+  const firstInstant = (day: string, zone: string): number => {
+    let ms = DateTime.fromISO(day, { zone }).toMillis();
+    while (DateTime.fromMillis(ms - 60_000, { zone }).toISODate() === day) ms -= 60_000;
+    return ms;
+  };
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 60_000 }), fc.constantFrom(...zones), (n, zone) => {
       const day = DateTime.fromMillis(Date.UTC(1980, 0, 1) + n * 86_400_000, { zone: 'UTC' }).toFormat('yyyy-MM-dd');
-      const expected = DateTime.fromISO(day, { zone }).toMillis();
+      const expected = firstInstant(day, zone);
       assert.equal(dayStartMs(day, zone), expected, `${day} ${zone}`);
       assert.equal(dayStartMs(day, zone), expected, `${day} ${zone}, again`);
     }),
@@ -200,6 +206,13 @@ test('dayStartMs (cached per zone and day) answers luxon\'s start of the day, fi
   // Havana skips 00:00 on its spring change: the day begins at 01:00 (UTC-4).
   assert.equal(dayStartMs('2026-03-08', 'America/Havana'), Date.UTC(2026, 2, 8, 5));
   assert.equal(dayStartMs('2026-03-08', 'America/Havana'), Date.UTC(2026, 2, 8, 5));
+  // Havana turns its clock back from 01:00 to 00:00 in November, the Azores in October: the day begins at the
+  // first midnight and lasts 25 hours.
+  assert.equal(dayStartMs('2025-11-02', 'America/Havana'), Date.UTC(2025, 10, 2, 4));
+  assert.equal(dayStartMs('2025-11-03', 'America/Havana') - dayStartMs('2025-11-02', 'America/Havana'), 25 * 3_600_000);
+  assert.equal(dayStartMs('2025-10-26', 'Atlantic/Azores'), Date.UTC(2025, 9, 26, 0));
+  assert.equal(dayStartMs('2025-10-27', 'Atlantic/Azores') - dayStartMs('2025-10-26', 'Atlantic/Azores'), 25 * 3_600_000);
+  assert.equal(localDayOf(Date.UTC(2025, 9, 26, 0, 30), 'Atlantic/Azores'), '2025-10-26', 'the first pass of the hour is that day, as its start says');
   // The same day in another zone is not the first zone's answer.
   assert.equal(dayStartMs('2026-03-08', 'UTC'), Date.UTC(2026, 2, 8));
 });

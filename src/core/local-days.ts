@@ -11,7 +11,9 @@
 // - A day is a 'YYYY-MM-DD' string (five-digit year past 9999, reachable at the
 //   very top of the timestamp range east of UTC).
 // - A local day begins at its first existing instant: 00:00, or the moment the
-//   clock jumps to when 00:00 is skipped; it ends where the next day begins.
+//   clock jumps to when 00:00 is skipped, or the first of two 00:00s when the
+//   clock is turned back to midnight (Havana, the Azores); it ends where the
+//   next day begins.
 // - Ranges are half-open: a range ending exactly at local midnight does not
 //   touch the next day; a range grazing one millisecond of a day touches it.
 // - An unknown zone, a malformed day or an instant luxon cannot represent is a
@@ -111,8 +113,11 @@ export function dayStartMs(day: string, zone: string): number {
   if (cached !== undefined) return cached;
   const start = DateTime.fromObject(parseDay(day), { zone });
   if (!start.isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
-  // luxon moves a skipped 00:00 forward to the first instant that exists.
-  const ms = start.toMillis();
+  // luxon moves a skipped 00:00 forward to the first instant that exists, and places a 00:00 that comes twice
+  // (the clock turned back from 01:00) on its second pass: the day began an offset change earlier, where
+  // the instant before luxon's is already this day.
+  let ms = start.toMillis();
+  if (localDayOf(ms - 1, zone) === day) ms -= offsetMs(ms - 1, zone) - offsetMs(ms, zone);
   if (byDay.size >= OFFSET_CACHE_LIMIT) byDay.clear();
   byDay.set(day, ms);
   return ms;
