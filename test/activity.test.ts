@@ -27,6 +27,7 @@ const day14 = {
   moveTimeGoalMin: null,
 };
 // A phone without a watch: only the move ring is tracked.
+// Active-energy mode, with move-time figures a writer stored anyway: api.md gives those in move-time mode only.
 const day15 = {
   date: '2026-01-15',
   moveKcal: 250,
@@ -64,7 +65,7 @@ before(async () => {
     `INSERT INTO activity_summaries (user_id, day, move_kcal, move_goal_kcal, exercise_min, exercise_goal_min,
        stand_hours, stand_goal_hours, move_time_min, move_time_goal_min, move_mode) VALUES
      ($1, '2026-01-14', 512.5, 600, 31, 30, 11, 12, NULL, NULL, 1),
-     ($1, '2026-01-15', 250, 400, NULL, NULL, NULL, NULL, NULL, NULL, 1),
+     ($1, '2026-01-15', 250, 400, NULL, NULL, NULL, NULL, 33, 30, 1),
      ($1, '2026-01-16', NULL, NULL, 12, 30, 8, 12, 45, 60, 2),
      ($2, '2026-01-15', 999, 1000, 99, 100, 9, 10, NULL, NULL, 1)`,
     [DEFAULT_USER, OTHER_USER],
@@ -80,12 +81,14 @@ after(async () => {
 
 const activity = (query: string) => server.getJson(`/v1/activity/summary?${query}`);
 
-test('one local day, [00:00 IST, 00:00 IST next day), is that day only', async () => {
+test('one local day, [00:00 IST, 00:00 IST next day), is that day only; its move-time figures null in active-energy mode, in the export too', async () => {
   // In UTC this range is 01-14 18:30Z → 01-15 18:30Z; a UTC reading would return the 14th and the 15th.
   const { status, body, headers } = await activity(`start=${jan15}&end=${jan16}`);
   assert.equal(status, 200);
   assert.equal(headers.get('cache-control'), 'no-store');
   assert.deepEqual(body, { days: [day15] });
+  const csv = await (await server.get(`/v1/export?format=csv&dataset=activity&start=${jan15}&end=${jan16}`)).text();
+  assert.match(csv.split('\r\n')[1], /^2026-01-15,250,400,,,,,1,,$/);
 });
 
 test('a range grazing one minute of each side returns both whole days, ascending', async () => {

@@ -25,7 +25,7 @@ export const summaryRoute = defineRoute({
     'activity: steps (StepCount daily aggregates), active energy (ActiveEnergyBurned daily aggregates, else the move ring), exercise minutes (the exercise ring, else AppleExerciseTime daily aggregates), stand hours (the stand ring). ' +
     'heart: resting heart rate and HRV (SDNN), each day\'s mean from the daily aggregates. ' +
     'Each is a SummaryStat over the days that had a value (days without one are left out, not counted as zero): days, mean, min, max, total for the cumulative ones (steps, energy, exercise minutes), and source, the table the values came from (daily_aggregates or activity_summaries). ' +
-    'sleep: time asleep of the longest session (most asleep minutes) of each wake-up day, nights as in /v1/sleep/daily. ' +
+    'sleep: time asleep of the longest session (end − start; of two as long, the one with more sleep) of each wake-up day that recorded sleep, nights as in /v1/sleep/daily. ' +
     `workouts: those starting in the range — count, total minutes (sum of durations), total distance in m (absent when no workout recorded one), and byActivityType, the ${countInWords(SUMMARY.topActivityTypes)} most frequent activity types, most frequent first, ties alphabetical. ` +
     'body: the newest raw sample of body mass and of body fat percentage (a fraction), whenever taken. ' +
     'coverage: lastSync (newest upload batch, null when none) and daysWithData (days of the range on which at least one reported figure has a value; body readings are not per day). ' +

@@ -9,16 +9,19 @@ import { prepared, type Db } from '../pool.js';
 import { foldedRow } from '../fold.js';
 import type { ActivityDayT } from '../../schemas/resources.js';
 
-/** The rings' columns in the answer's order, with their names there; moveMode is a smallint, the rest float8. */
-const RINGS: ReadonlyArray<readonly [column: string, name: string]> = [
+/** A move-time figure, which api.md gives in move-time mode only: null on a day in active-energy mode (1), whatever a writer stored. */
+const moveTimeOnly = (column: string): string => `CASE WHEN move_mode = 1 THEN NULL ELSE ${column} END`;
+
+/** The rings as read, in the answer's order, with their names there; moveMode is a smallint, the rest float8. */
+const RINGS: ReadonlyArray<readonly [expression: string, name: string]> = [
   ['move_kcal', 'moveKcal'], ['move_goal_kcal', 'moveGoalKcal'], ['exercise_min', 'exerciseMin'], ['exercise_goal_min', 'exerciseGoalMin'],
-  ['stand_hours', 'standHours'], ['stand_goal_hours', 'standGoalHours'], ['move_mode', 'moveMode'], ['move_time_min', 'moveTimeMin'],
-  ['move_time_goal_min', 'moveTimeGoalMin'],
+  ['stand_hours', 'standHours'], ['stand_goal_hours', 'standGoalHours'], ['move_mode', 'moveMode'], [moveTimeOnly('move_time_min'), 'moveTimeMin'],
+  [moveTimeOnly('move_time_goal_min'), 'moveTimeGoalMin'],
 ];
 const DAYS_WHERE = 'WHERE user_id = $1 AND day >= $2::date AND day <= $3::date';
 
 const ACTIVITY_DAYS = prepared(
-  `SELECT day::text AS date, ${RINGS.map(([column, name]) => `${column === 'move_mode' ? 'move_mode::int' : column} AS "${name}"`).join(', ')}
+  `SELECT day::text AS date, ${RINGS.map(([expression, name]) => `${expression === 'move_mode' ? 'move_mode::int' : expression} AS "${name}"`).join(', ')}
    FROM activity_summaries ${DAYS_WHERE}
    ORDER BY day`,
 );
@@ -29,7 +32,7 @@ const ACTIVITY_DAYS = prepared(
 // The requests of a turn fold into one statement (src/db/fold.ts).
 const activityDaysColumns = foldedRow<Record<string, string>>(
   `SELECT coalesce(string_agg(day::text, '' ORDER BY day), '') AS dates,
-          ${RINGS.map(([column, name]) => `${float8ArraySql(`coalesce(array_agg(${column}::float8 ORDER BY day), '{}')`)} AS "${name}"`).join(',\n          ')}
+          ${RINGS.map(([expression, name]) => `${float8ArraySql(`coalesce(array_agg((${expression})::float8 ORDER BY day), '{}')`)} AS "${name}"`).join(',\n          ')}
    FROM activity_summaries ${DAYS_WHERE}`,
   ['uuid', 'date', 'date'],
 );
