@@ -144,3 +144,33 @@ test('refusals: end not after start, missing or malformed bounds', async () => {
     assert.match(body.error, message);
   }
 });
+
+test('at the top of the timestamp range east of UTC, a day with a five-digit year (10000-01-01) reads whole, and the days after it in the answer too', async () => {
+  const top = 253402300799999; // 10000-01-01 05:29 IST
+  const from = Date.UTC(9999, 11, 29, 18, 30); // 9999-12-30 00:00 IST
+  await db.query(`INSERT INTO sample_types (identifier) VALUES ('HKQuantityTypeIdentifierStepCount'), ('HKQuantityTypeIdentifierRestingHeartRate') ON CONFLICT DO NOTHING`);
+  const id = (identifier: string) => `(SELECT type_id FROM sample_types WHERE identifier = '${identifier}')`;
+  await db.query(
+    `INSERT INTO daily_aggregates (user_id, type_id, day, sum, avg) VALUES
+     ($1, ${id('HKQuantityTypeIdentifierStepCount')}, '9999-12-31', 7, NULL), ($1, ${id('HKQuantityTypeIdentifierStepCount')}, '10000-01-01', 9, NULL),
+     ($1, ${id('HKQuantityTypeIdentifierRestingHeartRate')}, '9999-12-30', NULL, 55), ($1, ${id('HKQuantityTypeIdentifierRestingHeartRate')}, '9999-12-31', NULL, 56)`,
+    [DEFAULT_USER],
+  );
+  await db.query(`INSERT INTO activity_summaries (user_id, day, move_kcal, move_mode) VALUES ($1, '9999-12-31', 1, 1), ($1, '10000-01-01', 2, 1)`, [DEFAULT_USER]);
+  try {
+    const types = 'HKQuantityTypeIdentifierStepCount,HKQuantityTypeIdentifierRestingHeartRate';
+    const first = await server.getJson(`/v1/metrics/daily?types=${types}&start=${from}&end=${top}`);
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.metrics.map((m: { days: unknown[] }) => m.days), [
+      [{ date: '9999-12-31', value: 7 }, { date: '10000-01-01', value: 9 }],
+      [{ date: '9999-12-30', value: 55 }, { date: '9999-12-31', value: 56 }],
+    ]);
+    const later = await server.getJson(`/v1/metrics/daily?types=${types}&start=${from}&end=${top}&offset=1`);
+    assert.deepEqual(later.body.metrics[0].days, [{ date: '10000-01-01', value: 9 }]);
+    const rings = await activity(`start=${from}&end=${top}`);
+    assert.deepEqual(rings.body.days.map((d: { date: string; moveKcal: number }) => [d.date, d.moveKcal]), [['9999-12-31', 1], ['10000-01-01', 2]]);
+  } finally {
+    await db.query(`DELETE FROM daily_aggregates WHERE day > '9999-01-01'`);
+    await db.query(`DELETE FROM activity_summaries WHERE day > '9999-01-01'`);
+  }
+});

@@ -1,19 +1,22 @@
 // A page of daily aggregate values as columns, the shape PostgreSQL returns it
 // in (src/db/queries/metrics.ts) and /v1/metrics/daily and the summary read:
 // row i is of the requested type at 1-based position positions[i], on the day
-// dayAt(dates, i), with the value values[i].
+// dates[i], with the value values[i].
+//
+// Days travel from PostgreSQL as one text, comma-separated (dayListSql,
+// daysOf): not at a fixed width, since a day at the very top of the timestamp
+// range east of UTC has a five-digit year (10000-01-01).
 
 export interface DailyValueColumns {
   /** 1-based position of each row's type in the request. */
   positions: Float64Array;
-  /** The days' text run together, ten characters each (YYYY-MM-DD, as every day of an epoch-ms range is). */
-  dates: string;
+  /** Each row's day, YYYY-MM-DD (a five-digit year at the top of the range). */
+  dates: readonly string[];
   values: Float64Array;
 }
 
-const DAY_CHARS = 10;
+/** SQL: the days `day` (a date expression) in `order` (an ORDER BY clause) as one comma-separated text, '' for none. */
+export const dayListSql = (day: string, order: string): string => `coalesce(string_agg((${day})::text, ',' ${order}), '')`;
 
-/** The i-th row's day. */
-export function dayAt(dates: string, i: number): string {
-  return dates.slice(i * DAY_CHARS, (i + 1) * DAY_CHARS);
-}
+/** dayListSql's text as its days. */
+export const daysOf = (text: string): string[] => (text === '' ? [] : text.split(','));

@@ -38,7 +38,7 @@ export const EXPORT_NULLS = 'A null, and a number stored as NaN or ±Infinity (n
 
 /** A failure before a file's first byte (src/http/stream-sink.ts), for /docs and the OpenAPI description. */
 export const EXPORT_FAILS_FIRST =
-  'A JSONL file sends its response head with its first line, so one that fails before it has sent nothing: a database error is answered with a 500 instead, and a limit or shutdown closes the connection without an answer.';
+  'A JSONL file sends its response head with its first line, so one that fails before it has sent nothing: a database error is answered with a 500 instead, and a limit or shutdown closes the connection without an answer; one with no rows at all is an empty body with Content-Length: 0, not chunked.';
 
 export type ExportDataset = 'daily_metrics' | 'samples' | 'workouts' | 'routes' | 'sleep' | 'activity' | 'state_of_mind';
 

@@ -27,7 +27,7 @@
 // - The numbers are exact (no rounding here).
 import { SUMMARY } from '../limits.js';
 import type { SummaryT } from '../schemas/resources.js';
-import { dayAt, type DailyValueColumns } from './daily-columns.js';
+import type { DailyValueColumns } from './daily-columns.js';
 import { localDayOf } from './local-days.js';
 import { unitOf } from './registry.js';
 import { isValue } from './values.js';
@@ -115,7 +115,7 @@ export function buildSummary(input: SummaryInput): Summary {
   for (let i = 0; i < positions.length; i++) {
     const identifier = input.dailyTypes[positions[i] - 1];
     const series = dailySeries.get(identifier) ?? [];
-    series.push({ date: dayAt(dates, i), value: values[i] });
+    series.push({ date: dates[i], value: values[i] });
     dailySeries.set(identifier, series);
   }
   const daily = (identifier: string) => dailySeries.get(identifier) ?? [];

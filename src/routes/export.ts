@@ -10,6 +10,9 @@ import { EXPORT_RETRY_AFTER_S, EXPORT_SLOTS, exportCapDays, MAX_LOCAL_DAYS, RANG
 import { defineRoute } from './route.js';
 import { EXAMPLE } from '../schemas/examples.js';
 
+/** The download's name, one description for both formats (OpenAPI merges their 200s into one response). */
+const DISPOSITION = 'attachment; filename="service-<dataset>-<start>-<end>.<csv|jsonl>"';
+
 const columnList = EXPORT_DATASETS.map((dataset) => `${dataset}: ${EXPORT_COLUMNS[dataset].join(', ')}`).join('; ');
 
 export const exportRoute = defineRoute({
@@ -19,7 +22,7 @@ export const exportRoute = defineRoute({
   streams: true,
   summary: 'Export a dataset as CSV or JSONL',
   description: (limits) =>
-    'Streams one dataset over [start, end) as an attachment with chunked transfer, named service-<dataset>-<start>-<end>.<csv|jsonl> (start and end exactly as given). ' +
+    'Streams one dataset over [start, end) as an attachment with chunked transfer (an empty JSONL file aside: below), named service-<dataset>-<start>-<end>.<csv|jsonl> (start and end exactly as given). ' +
     `CSV (${EXPORT_FORMATS.csv}, UTF-8) starts with a header row and quotes per RFC 4180, records end with CRLF; JSONL (${EXPORT_FORMATS.jsonl}) holds one object per line with the same column names as keys, in the same order. ` +
     `Columns — ${columnList}. ` +
     "Rows are what the dataset's JSON route shows for the same range, nested fields flattened to their path (stages.core): " +
@@ -42,7 +45,7 @@ export const exportRoute = defineRoute({
       status: 200,
       description: 'The file, streamed (CSV).',
       contentType: EXPORT_FORMATS.csv,
-      headers: { 'Content-Disposition': 'attachment; filename="service-<dataset>-<start>-<end>.csv"' },
+      headers: { 'Content-Disposition': DISPOSITION },
       example:
         'uuid,activityType,time,latitude,longitude,altitude\r\n' +
         `${EXAMPLE.workout},running,1767636856875,48.129214,11.572164,520.8\r\n` +
@@ -52,7 +55,7 @@ export const exportRoute = defineRoute({
       status: 200,
       description: 'The file, streamed (JSONL).',
       contentType: EXPORT_FORMATS.jsonl,
-      headers: { 'Content-Disposition': 'attachment; filename="service-<dataset>-<start>-<end>.jsonl"' },
+      headers: { 'Content-Disposition': DISPOSITION },
       example:
         `{"uuid":"${EXAMPLE.workout}","activityType":"running","time":1767636856875,"latitude":48.129214,"longitude":11.572164,"altitude":520.8}\n` +
         `{"uuid":"${EXAMPLE.workout}","activityType":"running","time":1767636857875,"latitude":48.129221,"longitude":11.572204,"altitude":null}\n`,

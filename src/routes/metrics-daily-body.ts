@@ -4,7 +4,7 @@
 // the days, or from the page's columns (src/db/queries/metrics.ts).
 import { jsonNumber, jsonStringOrNull } from '../core/json-text.js';
 import { unitOf, type DailyMetricType } from '../core/registry.js';
-import { dayAt, type DailyValueColumns } from '../core/daily-columns.js';
+import type { DailyValueColumns } from '../core/daily-columns.js';
 import type { DailyDaysText } from '../db/queries/metrics.js';
 
 /** The body around PostgreSQL's text of each position's days; consecutive positions of one type make one metric. */
@@ -40,7 +40,7 @@ export function dailyMetricsBody(types: readonly DailyMetricType[], columns: Dai
     } else {
       head = ',{"date":"';
     }
-    body += head + dayAt(dates, i) + '","value":' + jsonNumber(values[i]) + '}';
+    body += head + dates[i] + '","value":' + jsonNumber(values[i]) + '}';
   }
   return `${body}${current === null ? '' : ']}'}],"nextOffset":${offset + count}}`;
 }

@@ -2,7 +2,7 @@
 // key (user_id, day). A ring the device does not track stays null. The route's
 // answer is built as text from one row of columns (activityDaysBody); the
 // export reads the days as values (activityDays).
-import { dayAt } from '../../core/daily-columns.js';
+import { dayListSql, daysOf } from '../../core/daily-columns.js';
 import { jsonNumber } from '../../core/json-text.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
@@ -31,7 +31,7 @@ const ACTIVITY_DAYS = prepared(
 // JSON null, as JSON.stringify writes them.
 // The requests of a turn fold into one statement (src/db/fold.ts).
 const activityDaysColumns = foldedRow<Record<string, string>>(
-  `SELECT coalesce(string_agg(day::text, '' ORDER BY day), '') AS dates,
+  `SELECT ${dayListSql('day', 'ORDER BY day')} AS dates,
           ${RINGS.map(([expression, name]) => `${float8ArraySql(`coalesce(array_agg((${expression})::float8 ORDER BY day), '{}')`)} AS "${name}"`).join(',\n          ')}
    FROM activity_summaries ${DAYS_WHERE}`,
   ['uuid', 'date', 'date'],
@@ -54,10 +54,11 @@ export async function activityDays(db: Db, userId: string, firstDay: string, las
 export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
   const row = await activityDaysColumns(db, [userId, firstDay, lastDay]);
   const columns = RINGS.map(([, name]) => float8ArrayFromSql(row[name]));
+  const dates = daysOf(row.dates);
   const days = columns[0].length;
   let body = '{"days":[';
   for (let i = 0; i < days; i++) {
-    body += `${i === 0 ? '' : ','}{"date":"${dayAt(row.dates, i)}"`;
+    body += `${i === 0 ? '' : ','}{"date":"${dates[i]}"`;
     for (let k = 0; k < MEMBERS.length; k++) body += MEMBERS[k] + jsonNumber(columns[k][i]);
     body += '}';
   }

@@ -2,7 +2,7 @@
 // buckets paged as day rows across types. Both walk the types in request order
 // (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
 // so the work is bounded by the types asked for and the page, not the table.
-import type { DailyValueColumns } from '../../core/daily-columns.js';
+import { dayListSql, daysOf, type DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { isValueSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
@@ -168,7 +168,7 @@ const DAILY_FIRST_PAGES_COLUMNS = prepared(`
   FROM unnest($1::int[], $2::uuid[], $3::text[], $4::boolean[], $5::date[], $6::date[], $7::int[])
        WITH ORDINALITY AS requested (request, user_id, identifier, cumulative, first_day, last_day, page_limit, position)
   CROSS JOIN LATERAL (
-    SELECT count(*)::int AS count, string_agg(bucket.day::text, '' ORDER BY bucket.day) AS dates,
+    SELECT count(*)::int AS count, ${dayListSql('bucket.day', 'ORDER BY bucket.day')} AS dates,
            ${float8ArraySql('array_agg(bucket.value ORDER BY bucket.day)')} AS "values"
     FROM (
       SELECT a.day, ${BUCKET_VALUE} AS value${bucketsSql('requested.user_id', 'requested.first_day', 'requested.last_day')}
@@ -211,7 +211,7 @@ export async function dailyFirstPageColumns(db: Db, page: DailyPage): Promise<Da
     values.set(float8ArrayFromSql(row.values), at);
     at += row.count;
   }
-  return { positions, dates: rows.map((row) => row.dates).join(''), values };
+  return { positions, dates: rows.flatMap((row) => daysOf(row.dates)), values };
 }
 
 export interface DailyDaysText {
@@ -229,13 +229,12 @@ export async function dailyValuesText(db: Db, page: DailyPage): Promise<DailyDay
 
 /**
  * The same page as one row of columns (src/db/queries/samples.ts says why):
- * each row's type position (1-based, in request order), the days' text run
- * together (YYYY-MM-DD: ten characters, as every day of an epoch-ms range is),
- * the values as a binary float8 array.
+ * each row's type position (1-based, in request order), the days as one
+ * text (dayListSql), the values as a binary float8 array.
  */
 export const DAILY_METRICS_COLUMNS_SQL = `
   SELECT ${float8ArraySql(`coalesce(array_agg(page.position::float8 ${PAGE_ORDER}), '{}')`)} AS positions,
-         coalesce(string_agg(page.day::text, '' ${PAGE_ORDER}), '') AS dates,
+         ${dayListSql('page.day', PAGE_ORDER)} AS dates,
          ${float8ArraySql(`coalesce(array_agg(page.value ${PAGE_ORDER}), '{}')`)} AS "values"
   FROM (${DAILY_METRICS_PAGE}) page`;
 
@@ -244,7 +243,7 @@ const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
 export async function dailyValueColumns(db: Db, page: DailyPage): Promise<DailyValueColumns> {
   const { rows } = await db.query<{ positions: string; dates: string; values: string }>(DAILY_METRICS_COLUMNS(pageParams(page)));
   const row = rows[0];
-  return { positions: float8ArrayFromSql(row.positions), dates: row.dates, values: float8ArrayFromSql(row.values) };
+  return { positions: float8ArrayFromSql(row.positions), dates: daysOf(row.dates), values: float8ArrayFromSql(row.values) };
 }
 
 export async function dailyValues(db: Db, page: DailyPage): Promise<DailyValueRow[]> {

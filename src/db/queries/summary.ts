@@ -11,7 +11,7 @@
 // snapshot. Each part is an aggregate, so each gives exactly one row; the
 // order of the workouts and body readings is not needed (the summary counts
 // the one and looks the other up by type).
-import { dayAt } from '../../core/daily-columns.js';
+import { dayListSql, daysOf } from '../../core/daily-columns.js';
 import { SLEEP_ANALYSIS, type DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
 import { float8ArrayFromSql } from '../binary-arrays.js';
@@ -32,7 +32,7 @@ const SUMMARY_READ = prepared(`
          daily.positions AS "dailyPositions", daily.dates AS "dailyDates", daily."values" AS "dailyValues",
          rings.*, workouts.*, latest.*, sleep.*
   FROM (${shiftParams(DAILY_METRICS_COLUMNS_SQL, 1)}) daily,
-       (SELECT coalesce(string_agg(day::text, '' ORDER BY day), '') AS "ringDates",
+       (SELECT ${dayListSql('day', 'ORDER BY day')} AS "ringDates",
                coalesce(array_agg(move_kcal ORDER BY day), '{}') AS "moveKcal",
                coalesce(array_agg(exercise_min ORDER BY day), '{}') AS "exerciseMin",
                coalesce(array_agg(stand_hours ORDER BY day), '{}') AS "standHours"
@@ -98,11 +98,12 @@ export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<
     ]),
   );
   const row = rows[0];
+  const ringDays = daysOf(row.ringDates);
   return {
     name: row.name,
     lastSync: row.lastSync,
-    daily: { positions: float8ArrayFromSql(row.dailyPositions), dates: row.dailyDates, values: float8ArrayFromSql(row.dailyValues) },
-    rings: row.moveKcal.map((moveKcal, i) => ({ date: dayAt(row.ringDates, i), moveKcal, exerciseMin: row.exerciseMin[i], standHours: row.standHours[i] })),
+    daily: { positions: float8ArrayFromSql(row.dailyPositions), dates: daysOf(row.dailyDates), values: float8ArrayFromSql(row.dailyValues) },
+    rings: row.moveKcal.map((moveKcal, i) => ({ date: ringDays[i], moveKcal, exerciseMin: row.exerciseMin[i], standHours: row.standHours[i] })),
     workouts: row.workoutTypes.map((activityType, i) => ({ activityType, start: row.workoutStarts[i], durationS: row.workoutDurations[i], distanceM: row.workoutDistances[i] })),
     latestBody: row.latestTypes.map((identifier, i) => ({ identifier, value: row.latestValues[i], timestamp: row.latestTimes[i] })),
     sleep: sleepColumnsOfRow(row),
