@@ -257,7 +257,7 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
           const expected = await oldDailyBody(identifiers, firstDay, lastDay, limit, offset);
           const types = dailyMetricTypes(identifiers);
           const what = `${identifiers.join(',')} ${firstDay}…${lastDay} limit ${limit} offset ${offset}`;
-          const columns = types.length === 0 ? { positions: new Float64Array(0), dates: [], values: new Float64Array(0) } : await dailyValueColumns(pool, { userId: USER, types, firstDay, lastDay, limit, offset });
+          const columns = types.length === 0 ? { positions: new Float64Array(0), dates: '', values: new Float64Array(0) } : await dailyValueColumns(pool, { userId: USER, types, firstDay, lastDay, limit, offset });
           assert.equal(dailyMetricsBody(types, columns, offset), expected, `columns: ${what}`);
           const text = types.length === 0 ? [] : await dailyValuesText(pool, { userId: USER, types, firstDay, lastDay, limit, offset });
           if (text) {

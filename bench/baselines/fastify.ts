@@ -258,7 +258,7 @@ async function summaryInput(): Promise<SummaryInput> {
     userId, name: header.rows[0].name, range: '90d', days, timeZone, generatedAt,
     daily: {
       positions: Float64Array.from(daily.rows, (r) => r.position),
-      dates: daily.rows.map((r) => r.date),
+      dates: daily.rows.map((r) => r.date).join(','),
       values: Float64Array.from(daily.rows, (r) => r.value),
     },
     dailyTypes: SUMMARY_DAILY.map((t) => t.identifier),

@@ -27,7 +27,7 @@
 // - The numbers are exact (no rounding here).
 import { SUMMARY } from '../limits.js';
 import type { SummaryT } from '../schemas/resources.js';
-import type { DailyValueColumns } from './daily-columns.js';
+import { DayReader, type DailyValueColumns } from './daily-columns.js';
 import { localDayOf } from './local-days.js';
 import { unitOf } from './registry.js';
 import { isValue } from './values.js';
@@ -111,11 +111,12 @@ export function buildSummary(input: SummaryInput): Summary {
   };
 
   const dailySeries = new Map<string, DayValue[]>();
-  const { positions, dates, values } = input.daily;
+  const { positions, values } = input.daily;
+  const dates = new DayReader(input.daily.dates);
   for (let i = 0; i < positions.length; i++) {
     const identifier = input.dailyTypes[positions[i] - 1];
     const series = dailySeries.get(identifier) ?? [];
-    series.push({ date: dates[i], value: values[i] });
+    series.push({ date: dates.next(), value: values[i] });
     dailySeries.set(identifier, series);
   }
   const daily = (identifier: string) => dailySeries.get(identifier) ?? [];

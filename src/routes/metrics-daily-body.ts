@@ -4,7 +4,7 @@
 // the days, or from the page's columns (src/db/queries/metrics.ts).
 import { jsonNumber, jsonStringOrNull } from '../core/json-text.js';
 import { unitOf, type DailyMetricType } from '../core/registry.js';
-import type { DailyValueColumns } from '../core/daily-columns.js';
+import { DayReader, type DailyValueColumns } from '../core/daily-columns.js';
 import type { DailyDaysText } from '../db/queries/metrics.js';
 
 /** The body around PostgreSQL's text of each position's days; consecutive positions of one type make one metric. */
@@ -25,7 +25,8 @@ export function dailyMetricsTextBody(groups: readonly DailyDaysText[], offset: n
 }
 
 export function dailyMetricsBody(types: readonly DailyMetricType[], columns: DailyValueColumns, offset: number): string {
-  const { positions, dates, values } = columns;
+  const { positions, values } = columns;
+  const days = new DayReader(columns.dates);
   const count = values.length;
   let body = '{"metrics":[';
   let current: string | null = null;
@@ -40,7 +41,7 @@ export function dailyMetricsBody(types: readonly DailyMetricType[], columns: Dai
     } else {
       head = ',{"date":"';
     }
-    body += head + dates[i] + '","value":' + jsonNumber(values[i]) + '}';
+    body += head + days.next() + '","value":' + jsonNumber(values[i]) + '}';
   }
   return `${body}${current === null ? '' : ']}'}],"nextOffset":${offset + count}}`;
 }

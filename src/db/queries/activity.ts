@@ -2,7 +2,7 @@
 // key (user_id, day). A ring the device does not track stays null. The route's
 // answer is built as text from one row of columns (activityDaysBody); the
 // export reads the days as values (activityDays).
-import { dayListSql, daysOf } from '../../core/daily-columns.js';
+import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import { jsonNumber } from '../../core/json-text.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
@@ -54,11 +54,11 @@ export async function activityDays(db: Db, userId: string, firstDay: string, las
 export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
   const row = await activityDaysColumns(db, [userId, firstDay, lastDay]);
   const columns = RINGS.map(([, name]) => float8ArrayFromSql(row[name]));
-  const dates = daysOf(row.dates);
+  const dates = new DayReader(row.dates);
   const days = columns[0].length;
   let body = '{"days":[';
   for (let i = 0; i < days; i++) {
-    body += `${i === 0 ? '' : ','}{"date":"${dates[i]}"`;
+    body += `${i === 0 ? '' : ','}{"date":"${dates.next()}"`;
     for (let k = 0; k < MEMBERS.length; k++) body += MEMBERS[k] + jsonNumber(columns[k][i]);
     body += '}';
   }

@@ -2,7 +2,7 @@
 // buckets paged as day rows across types. Both walk the types in request order
 // (WITH ORDINALITY) and probe one index per type through a LATERAL subquery,
 // so the work is bounded by the types asked for and the page, not the table.
-import { dayListSql, daysOf, type DailyValueColumns } from '../../core/daily-columns.js';
+import { dayListSql, type DailyValueColumns } from '../../core/daily-columns.js';
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { isValueSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
@@ -211,7 +211,8 @@ export async function dailyFirstPageColumns(db: Db, page: DailyPage): Promise<Da
     values.set(float8ArrayFromSql(row.values), at);
     at += row.count;
   }
-  return { positions, dates: rows.flatMap((row) => daysOf(row.dates)), values };
+  // Every row holds a day (count > 0): their lists join into one.
+  return { positions, dates: rows.map((row) => row.dates).join(','), values };
 }
 
 export interface DailyDaysText {
@@ -243,7 +244,7 @@ const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
 export async function dailyValueColumns(db: Db, page: DailyPage): Promise<DailyValueColumns> {
   const { rows } = await db.query<{ positions: string; dates: string; values: string }>(DAILY_METRICS_COLUMNS(pageParams(page)));
   const row = rows[0];
-  return { positions: float8ArrayFromSql(row.positions), dates: daysOf(row.dates), values: float8ArrayFromSql(row.values) };
+  return { positions: float8ArrayFromSql(row.positions), dates: row.dates, values: float8ArrayFromSql(row.values) };
 }
 
 export async function dailyValues(db: Db, page: DailyPage): Promise<DailyValueRow[]> {

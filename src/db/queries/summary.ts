@@ -11,7 +11,7 @@
 // snapshot. Each part is an aggregate, so each gives exactly one row; the
 // order of the workouts and body readings is not needed (the summary counts
 // the one and looks the other up by type).
-import { dayListSql, daysOf } from '../../core/daily-columns.js';
+import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import { SLEEP_ANALYSIS, type DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
 import { float8ArrayFromSql } from '../binary-arrays.js';
@@ -98,12 +98,12 @@ export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<
     ]),
   );
   const row = rows[0];
-  const ringDays = daysOf(row.ringDates);
+  const ringDays = new DayReader(row.ringDates);
   return {
     name: row.name,
     lastSync: row.lastSync,
-    daily: { positions: float8ArrayFromSql(row.dailyPositions), dates: daysOf(row.dailyDates), values: float8ArrayFromSql(row.dailyValues) },
-    rings: row.moveKcal.map((moveKcal, i) => ({ date: ringDays[i], moveKcal, exerciseMin: row.exerciseMin[i], standHours: row.standHours[i] })),
+    daily: { positions: float8ArrayFromSql(row.dailyPositions), dates: row.dailyDates, values: float8ArrayFromSql(row.dailyValues) },
+    rings: row.moveKcal.map((moveKcal, i) => ({ date: ringDays.next(), moveKcal, exerciseMin: row.exerciseMin[i], standHours: row.standHours[i] })),
     workouts: row.workoutTypes.map((activityType, i) => ({ activityType, start: row.workoutStarts[i], durationS: row.workoutDurations[i], distanceM: row.workoutDistances[i] })),
     latestBody: row.latestTypes.map((identifier, i) => ({ identifier, value: row.latestValues[i], timestamp: row.latestTimes[i] })),
     sleep: sleepColumnsOfRow(row),
