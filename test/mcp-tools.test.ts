@@ -211,7 +211,7 @@ describe('discovery', () => {
     assert.deepEqual(types.types.find((t: any) => t.identifier === HR), { identifier: HR, kind: 'quantity', unit: 'count/min', aggregation: 'mean' });
   });
 
-  test('prompts: weekly_summary names this week and the one before; compare_workouts names both workouts', async () => {
+  test('prompts: weekly_summary names this week and the one before; compare_workouts names both workouts, or the one given', async () => {
     const { prompts } = await client.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name), ['weekly_summary', 'compare_workouts']);
     const weekly = await client.getPrompt({ name: 'weekly_summary', arguments: { user: B } });
@@ -224,6 +224,11 @@ describe('discovery', () => {
     assert.doesNotMatch(text, /group_by week/);
     const compare = await client.getPrompt({ name: 'compare_workouts', arguments: { first: RUN, second: YOGA } });
     assert.match((compare.messages[0].content as { text: string }).text, new RegExp(`${RUN} and ${YOGA}`));
+    // One uuid alone is one of the two, compared with the latest other of its activity type: never dropped.
+    for (const args of [{ first: RUN }, { second: RUN }] as Record<string, string>[]) {
+      const single = ((await client.getPrompt({ name: 'compare_workouts', arguments: args })).messages[0].content as { text: string }).text;
+      assert.match(single, new RegExp(`workout ${RUN} and my most recent other workout of the same activity type`), JSON.stringify(args));
+    }
   });
 });
 

@@ -48,17 +48,21 @@ export const weeklySummary: PromptSpec = {
 export const compareWorkouts: PromptSpec = {
   name: 'compare_workouts',
   title: 'Compare two workouts',
-  description: 'Two workouts side by side: duration, distance, pace, heart rate, power, route and climb. Give two uuids, or an activity type to compare its latest two.',
+  description: 'Two workouts side by side: duration, distance, pace, heart rate, power, route and climb. Give two uuids; one uuid, to compare it with the latest other workout of its activity type; or an activity type, to compare its latest two.',
   args: {
     first: optionalUuid('One workout (uuid from list_workouts).'),
     second: optionalUuid('The other workout.'),
     activity_type: NameInput.optional().describe('Without uuids: compare the two most recent workouts of this activity type (running, cycling…).'),
   },
   messages({ first, second, activity_type }) {
+    // One uuid given is one of the two: never dropped for the two most recent.
+    const one = first ?? second;
     const which =
       first && second
         ? `workouts ${first} and ${second}`
-        : `my two most recent ${activity_type ? `${activity_type} ` : ''}workouts (find them with list_workouts${activity_type ? ` and activity_type ${activity_type}` : ''}, limit 2)`;
+        : one
+          ? `workout ${one} and my most recent other ${activity_type ? `${activity_type} workout (find it with list_workouts and activity_type ${activity_type})` : 'workout of the same activity type (its activityType from get_workout, then list_workouts with that activity_type)'}`
+          : `my two most recent ${activity_type ? `${activity_type} ` : ''}workouts (find them with list_workouts${activity_type ? ` and activity_type ${activity_type}` : ''}, limit 2)`;
     return say(
       `Compare ${which} from healthd.\n` +
         '1. get_workout for each: duration, distance, energy, statisticsDetail (heart rate avg/max, power, cadence), events (pauses, laps).\n' +
