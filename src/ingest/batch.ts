@@ -47,7 +47,7 @@ import {
   type SeriesLine,
 } from './lines.js';
 import type { NameIds } from './names.js';
-import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleRowValues, summaryCells, summaryDay, workoutCells } from './rows.js';
+import { aggregateCells, isCalendarDate, moodCells, ms, profileSnapshot, sampleRowValues, setMember, summaryCells, summaryDay, workoutCells } from './rows.js';
 import { SampleCopy } from './sample-copy.js';
 import { Staging } from './staging.js';
 
@@ -122,7 +122,7 @@ function madeStorable(root: unknown): unknown {
         // A key the sender wrote as it now reads is theirs: the renamed one takes another U+FFFD.
         while (Object.hasOwn(members, name)) name += '\uFFFD';
       }
-      if (name !== key || kept !== value) Object.defineProperty(members, name, { value: kept, writable: true, enumerable: true, configurable: true });
+      if (name !== key || kept !== value) setMember(members, name, kept);
     }
   }
   return root;

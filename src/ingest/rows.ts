@@ -19,6 +19,11 @@ const msOrNull = (value: number | null | undefined): number | null => (value ===
 const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
 const json = (value: unknown): string => JSON.stringify(value);
 
+/** Sets an own member of a parsed line's object, even one named __proto__ (assigned, it would set the prototype). */
+export function setMember(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /**
  * A free-form object the store keeps as given (a workout event or activity, a
  * time context), without members nested past INGEST.freeFormDepth levels:
@@ -30,8 +35,7 @@ function freeForm<T>(value: T, depth = 1): T {
   const out: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(value)) {
     const kept = keptMember(member, depth);
-    // Defined, not assigned: a member named __proto__ is the sender's, not the copy's prototype.
-    if (kept !== undefined) Object.defineProperty(out, key, { value: kept, writable: true, enumerable: true, configurable: true });
+    if (kept !== undefined) setMember(out, key, kept);
   }
   return out as T;
 }
