@@ -469,8 +469,12 @@ describe('clients that leave', () => {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE daily_aggregates IN ACCESS EXCLUSIVE MODE');
       // Every pool connection is busy on the lock, while 20 more calls queue for one and their clients hang up.
-      const holders = Array.from({ length: POOL }, () => call());
-      await waitFor('the pool busy on the lock', async () => (await onLock()) === POOL);
+      // One holder at a time: calls arriving in one turn would fold into one statement (src/db/fold.ts), one connection.
+      const holders: Promise<Response>[] = [];
+      for (let held = 1; held <= POOL; held++) {
+        holders.push(call());
+        await waitFor('the pool busy on the lock', async () => (await onLock()) === held);
+      }
       await Promise.all(Array.from({ length: 20 }, () => call(AbortSignal.timeout(50)).catch(() => 'aborted')));
       await sleep(100);
       // Cancelled, the holders free their connections; had the abandoned calls' queries been sent, they would take them and sit on the lock.
