@@ -9,6 +9,7 @@ import pg from 'pg';
 import { LATEST_METRICS_SQL } from '../src/db/queries/metrics.js';
 import { SAMPLE_TYPE_ID_SQL } from '../src/db/names.js';
 import { samplesSelectSql } from '../src/db/queries/export-copy.js';
+import { encodeParts } from '../src/http/reply.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 
@@ -139,6 +140,48 @@ describe('/v1/samples', () => {
     assert.equal(body.samples.length, 3);
   });
 
+  test('a full page is the exact bytes of its JSON, with its length: long pages, long and non-ASCII source names, many at once', async () => {
+    // A page this long is sent in parts through one reused buffer (src/http/reply.ts): a part
+    // cut inside a character, a stale byte of the reply before, or a length counted in UTF-16
+    // units would show here.
+    const third = '00000000-0000-4000-8000-000000000003';
+    const long = `${'Ünïcödé '.repeat(5000)}⌚🏃`;
+    const sources = new Map<number | null, string | null>([[3, 'Zoë’s Apple Watch ⌚'], [4, long], [null, null]]);
+    await db.query(`INSERT INTO users VALUES ($1, 3)`, [third]);
+    await db.query(`INSERT INTO sources (source_id, name, device) VALUES (3, $1, 'Watch7,1'), (4, $2, 'iPhone16,1')`, [sources.get(3), long]);
+    const sourceOf = (n: number) => (n % 1000 === 999 ? 4 : n % 3 === 0 ? null : 3);
+    await db.query(
+      `INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id)
+       SELECT $1, ('00000000-0000-4000-9000-' || lpad(n::text, 12, '0'))::uuid, 1, $2::bigint + n * 1000, $2::bigint + n * 1000 + 500, 40 + (n % 97) / 4.0,
+         CASE WHEN n % 1000 = 999 THEN 4 WHEN n % 3 = 0 THEN NULL ELSE 3 END
+       FROM generate_series(1, 6000) n`,
+      [third, T0],
+    );
+    const expected = (limit: number, offset: number): string => {
+      const rows = [];
+      for (let n = offset + 1; n <= Math.min(6000, offset + limit); n++) {
+        const source = sources.get(sourceOf(n)) ?? null;
+        rows.push({ uuid: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`, start: T0 + n * 1000, end: T0 + n * 1000 + 500, value: 40 + (n % 97) / 4, label: null, source });
+      }
+      return JSON.stringify({ type: HEART, kind: 'quantity', unit: 'count/min', samples: rows, nextOffset: offset + rows.length });
+    };
+    const page = async (limit: number, offset: number) => {
+      const response = await server.get(`/v1/samples?type=${HEART}&${day}&user=${third}&limit=${limit}&offset=${offset}`);
+      assert.equal(response.status, 200);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const want = Buffer.from(expected(limit, offset));
+      assert.equal(response.headers.get('content-length'), String(want.length), `limit ${limit} offset ${offset}`);
+      assert.ok(bytes.equals(want), `limit ${limit} offset ${offset}: the body is the JSON's bytes`);
+      return want.length;
+    };
+    assert.ok((await page(5000, 0)) > 1_000_000, 'the largest page is over 1 MB');
+    await page(3, 0);
+    await page(5000, 996);
+    const pages: Array<[number, number]> = [];
+    for (let i = 0; i < 24; i++) pages.push([[1, 17, 999, 2500, 5000][i % 5], i * 211]);
+    await Promise.all(pages.map(([limit, offset]) => page(limit, offset)));
+  });
+
   test('category: value is the enum, label names it, unit is null', async () => {
     const { body } = await samples(`type=${SLEEP}&${day}`);
     assert.deepEqual(body, {
@@ -265,3 +308,21 @@ describe('query plans on ~50k analysed rows', () => {
     assertServedByIndex(await planNodes(LATEST_METRICS_SQL, [DEFAULT_USER, [HEART, STEPS, SLEEP]]));
   });
 });
+
+describe('a body in parts, as bytes (encodeParts)', () => {
+  test('is the UTF-8 of the parts joined, however many bytes a unit takes, past the buffer it starts with', () => {
+    const cases = [
+      ['a', '€'.repeat(100_000), '🏃'.repeat(70_000), 'Ü'],
+      ['x'],
+      [],
+      ['', '{"a":', '"Zoë’s ⌚"', '}'],
+      Array.from({ length: 40 }, (_, i) => `${i}:${'é'.repeat(30_000)}`),
+      ['short again'],
+    ];
+    for (const parts of cases) {
+      const bytes = encodeParts(parts);
+      assert.ok(Buffer.from(bytes).equals(Buffer.from(parts.join(''))), `${parts.length} parts, ${parts.join('').length} units`);
+    }
+  });
+});
+

@@ -3,6 +3,7 @@
 // header lines fixed per kind of reply (built once, not per request), the
 // request's id, the reply's own headers and its content type.
 import type { HttpRequest, HttpResponse } from './uws.js';
+import type { BodyParts } from '../routes/route.js';
 import type { ResponseState } from './stream-sink.js';
 
 const REASONS: Record<number, string> = {
@@ -44,15 +45,43 @@ export function sendWhole(
   state: ResponseState,
   status: number,
   head: ReplyHead,
-  body: string | Uint8Array,
+  body: string | Uint8Array | BodyParts,
   closeConnection = false,
 ): void {
   if (state.aborted || state.done) return;
   state.done = true;
+  const bytes = typeof body === 'string' || body instanceof Uint8Array ? body : encodeParts(body);
   res.cork(() => {
     writeHead(res, status, head);
-    res.end(body, closeConnection);
+    res.end(bytes, closeConnection);
   });
+}
+
+/**
+ * A body in parts is encoded, part by part, into one buffer kept for the
+ * purpose: uWS copies what `end` is given before it returns, so the next
+ * reply may reuse it. The parts never make one string. A string longer than
+ * V8's largest ordinary object (128 KB) that uWS is given whole is flattened
+ * into a page of its own, mapped and unmapped each time, and then read twice
+ * more for its UTF-8; for a page of 1000 samples that cost a fifth of the
+ * server's time (bench/RESULTS.md, 2026-11-25, 14:30). The buffer grows to
+ * the largest body sent in parts (a page of 5000 samples: under 1 MB).
+ */
+let partsBuffer = Buffer.allocUnsafe(256 * 1024);
+
+export function encodeParts(parts: BodyParts): Uint8Array {
+  let length = 0;
+  for (const part of parts) {
+    // At most 3 bytes of UTF-8 per UTF-16 unit.
+    const room = part.length * 3;
+    if (partsBuffer.length - length < room) {
+      const larger = Buffer.allocUnsafe(Math.max(partsBuffer.length * 2, length + room));
+      partsBuffer.copy(larger, 0, 0, length);
+      partsBuffer = larger;
+    }
+    length += partsBuffer.write(part, length);
+  }
+  return partsBuffer.subarray(0, length);
 }
 
 /**

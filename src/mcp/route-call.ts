@@ -13,7 +13,7 @@ import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
 import { selectUser } from '../http/auth.js';
 import { describeError, log } from '../log.js';
 import { NO_NUL, type RawQuery } from '../params/query-string.js';
-import type { Reader, Reply, RequestContext, Route } from '../routes/route.js';
+import { wholeText, type Reader, type Reply, type RequestContext, type Route } from '../routes/route.js';
 import type { Services } from '../services.js';
 import { ToolError, type QueryValue, type RouteRequest, type ToolContext } from './tool.js';
 
@@ -67,12 +67,12 @@ export class RouteTable {
         const reply = await run(operationId, request);
         if (reply.kind === 'json') return reply.body as T;
         // A route may serve its JSON already serialized (the catalog does).
-        if (reply.kind === 'text' && reply.contentType.startsWith('application/json')) return JSON.parse(reply.body) as T;
+        if (reply.kind === 'text' && reply.contentType.startsWith('application/json')) return JSON.parse(wholeText(reply.body)) as T;
         throw new Error(`${operationId} did not answer JSON`);
       },
       async text(operationId: string, request?: RouteRequest): Promise<string> {
         const reply = await run(operationId, request);
-        if (reply.kind === 'text') return reply.body;
+        if (reply.kind === 'text') return wholeText(reply.body);
         throw new Error(`${operationId} did not answer text`);
       },
     };

@@ -54,9 +54,18 @@ export interface TextReply {
   kind: 'text';
   status?: number;
   contentType: string;
-  body: string;
+  body: string | BodyParts;
   headers?: Record<string, string>;
 }
+
+/**
+ * A body built in pieces, each well under 128 KB, that together are its text:
+ * how a body that may grow past that comes (src/http/reply.ts says why).
+ */
+export type BodyParts = readonly string[];
+
+/** A text reply's body as one string (for callers that need the text, not the bytes: MCP). */
+export const wholeText = (body: string | BodyParts): string => (typeof body === 'string' ? body : body.join(''));
 
 export interface StreamReply {
   kind: 'stream';
