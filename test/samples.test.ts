@@ -318,6 +318,9 @@ describe('a body in parts, as bytes (encodeParts)', () => {
       ['', '{"a":', '"Zoë’s ⌚"', '}'],
       Array.from({ length: 40 }, (_, i) => `${i}:${'é'.repeat(30_000)}`),
       ['short again'],
+      // Past what the buffer keeps: encoded into one of its own.
+      ['[', '€'.repeat(2_000_000), ']'],
+      ['and short once more'],
     ];
     for (const parts of cases) {
       const bytes = encodeParts(parts);

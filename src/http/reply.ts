@@ -64,24 +64,29 @@ export function sendWhole(
  * V8's largest ordinary object (128 KB) that uWS is given whole is flattened
  * into a page of its own, mapped and unmapped each time, and then read twice
  * more for its UTF-8; for a page of 1000 samples that cost a fifth of the
- * server's time (bench/RESULTS.md, 2026-11-25, 14:30). The buffer grows to
- * the largest body sent in parts (a page of 5000 samples: under 1 MB).
+ * server's time (bench/RESULTS.md, 2026-11-25, 14:35 run). The buffer kept
+ * grows to the largest body sent in parts up to PARTS_BUFFER_KEPT (a page of
+ * 5000 samples with short source names needs 1 MB); a larger body is encoded
+ * into a buffer of its own, left to the garbage collector.
  */
+const PARTS_BUFFER_KEPT = 4 * 1024 * 1024;
 let partsBuffer = Buffer.allocUnsafe(256 * 1024);
 
 export function encodeParts(parts: BodyParts): Uint8Array {
+  let target = partsBuffer;
   let length = 0;
   for (const part of parts) {
     // At most 3 bytes of UTF-8 per UTF-16 unit.
     const room = part.length * 3;
-    if (partsBuffer.length - length < room) {
-      const larger = Buffer.allocUnsafe(Math.max(partsBuffer.length * 2, length + room));
-      partsBuffer.copy(larger, 0, 0, length);
-      partsBuffer = larger;
+    if (target.length - length < room) {
+      const larger = Buffer.allocUnsafe(Math.max(target.length * 2, length + room));
+      target.copy(larger, 0, 0, length);
+      target = larger;
     }
-    length += partsBuffer.write(part, length);
+    length += target.write(part, length);
   }
-  return partsBuffer.subarray(0, length);
+  if (target.length <= PARTS_BUFFER_KEPT) partsBuffer = target;
+  return target.subarray(0, length);
 }
 
 /**
