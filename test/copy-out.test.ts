@@ -4,7 +4,7 @@
 // and the connection answering the next query after each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CopyDataFrames, CopyOutStream } from '../src/db/copy-out.js';
+import { copyOutWhole, CopyDataFrames, CopyOutStream, recycleCopyData } from '../src/db/copy-out.js';
 import { databaseWithClient } from './support/db.js';
 
 /** A protocol message: its code, its length (itself included), its payload. */
@@ -74,6 +74,22 @@ async function read(stream: CopyOutStream): Promise<string> {
   for await (const chunk of stream) parts.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(parts).toString('utf8');
 }
+
+test('copyOutWhole: a buffer handed back is filled by a later COPY that fits in it, a smaller one is not; each answers its own bytes', async () => {
+  const copy = (rows: number, expected: number) =>
+    copyOutWhole(own.client, `COPY (SELECT g, repeat(chr(65 + g % 26), 30) FROM generate_series(1, ${rows}) g) TO STDOUT`, expected);
+  const text = (rows: number) => Array.from({ length: rows }, (_, i) => `${i + 1}\t${String.fromCharCode(65 + ((i + 1) % 26)).repeat(30)}\n`).join('');
+  const first = await copy(2000, 80_000);
+  assert.equal(first.toString('latin1'), text(2000));
+  recycleCopyData(first);
+  const second = await copy(500, 20_000);
+  assert.equal(second.buffer, first.buffer, 'the buffer handed back is filled again');
+  assert.equal(second.toString('latin1'), text(500), 'with its own bytes, none of the COPY before');
+  recycleCopyData(second);
+  const larger = await copy(3000, 120_000);
+  assert.notEqual(larger.buffer, first.buffer, 'a COPY expecting more than it holds gets a buffer of its own');
+  assert.equal(larger.toString('latin1'), text(3000));
+});
 
 test('CopyOutStream: all of the rows, notices between them dropped, and the connection answers the next query', async () => {
   const notices: string[] = [];

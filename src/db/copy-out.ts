@@ -29,7 +29,7 @@ class WholeCopyOut implements pg.Submittable {
     private readonly text: string,
     expectedBytes: number,
   ) {
-    this.data = Buffer.allocUnsafe(Math.max(expectedBytes, 64));
+    this.data = spareBuffer(expectedBytes) ?? Buffer.allocUnsafe(Math.max(expectedBytes, 64));
   }
 
   submit(connection: pg.Connection): void {
@@ -68,6 +68,27 @@ class WholeCopyOut implements pg.Submittable {
   handleRowDescription(): void {}
   handleDataRow(): void {}
   handlePortalSuspended(): void {}
+}
+
+// Buffers of whole COPYs handed back (recycleCopyData), for the next ones to
+// fill: a page of samples is read every time into a buffer of ~60 KB, outside
+// V8's heap, and allocating one each page, with the page's decoded columns,
+// made the garbage collector run more (bench/RESULTS.md, 2026-11-25, after the
+// 14:35 run). Only a buffer of its own (not a slice of Node's shared pool) is
+// kept, and a few at most.
+const spares: Buffer[] = [];
+const SPARES_KEPT = 4;
+const SPARE_MIN_BYTES = 16 * 1024;
+
+/** A spare buffer of at least `bytes`, or undefined (a smaller one is dropped). */
+function spareBuffer(bytes: number): Buffer | undefined {
+  const spare = spares.pop();
+  return spare && spare.length >= bytes ? spare : undefined;
+}
+
+/** Hands back what copyOutWhole answered once nothing reads it any more: a later whole COPY may fill it. */
+export function recycleCopyData(data: Buffer): void {
+  if (spares.length < SPARES_KEPT && data.byteOffset === 0 && data.buffer.byteLength >= SPARE_MIN_BYTES) spares.push(Buffer.from(data.buffer));
 }
 
 /**

@@ -14,7 +14,7 @@
 // of 1000 against 0.7–0.9 for the COPY (bench/RESULTS.md). Source names come
 // from the cache of names.
 import { withClient, type Db } from '../pool.js';
-import { copyOutWhole } from '../copy-out.js';
+import { copyOutWhole, recycleCopyData } from '../copy-out.js';
 import { UUID_TEXT_LENGTH } from '../../core/uuid-text.js';
 import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../binary-copy.js';
 import { sampleTypeId, sourceNames } from '../names.js';
@@ -52,16 +52,22 @@ const FIXED_FIELD_BYTES = (4 + 16) + (4 + 8) * 2;
 /** The header and the trailer. */
 const FRAME_BYTES = COPY_HEADER_BYTES + 2;
 
+// The uuids' text is written here, then copied into the page's string: one buffer for every page.
+let uuidScratch = Buffer.allocUnsafe(0);
+
 /** The page's rows out of the COPY's data, checked field by field. */
 function decodePage(data: Buffer): Omit<SampleColumns, 'sources'> {
   if (data.length < FRAME_BYTES) throw new Error('binary COPY data cut short');
   checkCopyHeader(data, 0);
   const most = Math.floor((data.length - FRAME_BYTES) / ROW_MIN_BYTES);
-  const uuids = Buffer.allocUnsafe(most * UUID_TEXT_LENGTH);
-  const starts = new Float64Array(most);
-  const ends = new Float64Array(most);
-  const values = new Float64Array(most);
-  const sourceIds = new Float64Array(most);
+  if (uuidScratch.length < most * UUID_TEXT_LENGTH) uuidScratch = Buffer.allocUnsafe(most * UUID_TEXT_LENGTH);
+  const uuids = uuidScratch;
+  // The four number columns share one buffer: one allocation outside V8's heap a page, not four.
+  const numbers = new Float64Array(most * 4);
+  const starts = numbers.subarray(0, most);
+  const ends = numbers.subarray(most, most * 2);
+  const values = numbers.subarray(most * 2, most * 3);
+  const sourceIds = numbers.subarray(most * 3);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let at = COPY_HEADER_BYTES;
   let n = 0;
@@ -117,6 +123,9 @@ export async function samplesPageColumns(
   const typeId = await sampleTypeId(db, identifier);
   if (typeId === null) return EMPTY;
   const sql = samplesCopySql(userId, typeId, start, end, { limit, offset });
-  const page = decodePage(await withClient(db, (client) => copyOutWhole(client, sql, FRAME_BYTES + limit * ROW_BYTES)));
+  const data = await withClient(db, (client) => copyOutWhole(client, sql, FRAME_BYTES + limit * ROW_BYTES));
+  const page = decodePage(data);
+  // The page holds copies of what it needs: the COPY's buffer can serve the next page.
+  recycleCopyData(data);
   return { ...page, sources: await sourceNames(db, page.sourceIds) };
 }
