@@ -14,7 +14,7 @@ import '../src/db/pool.js'; // the int8 parser the routes read with
 import { activityDays, activityDaysBody } from '../src/db/queries/activity.js';
 import { readStateOfMind, stateOfMindBody } from '../src/reads/state-of-mind.js';
 import { dailyFirstPageColumns, dailyValueColumns, dailyValuesText } from '../src/db/queries/metrics.js';
-import { samplesPageColumns } from '../src/db/queries/samples.js';
+import { samplesPage } from '../src/db/queries/samples.js';
 import { listWorkouts, workoutsPageBody, type WorkoutFilter } from '../src/db/queries/workouts.js';
 import { dailyMetricsBody, dailyMetricsTextBody } from '../src/routes/metrics-daily-body.js';
 import { samplesPageBody } from '../src/routes/samples-body.js';
@@ -31,20 +31,22 @@ const MASS = `${Q}BodyMass`;
 const SLEEP = 'HKCategoryTypeIdentifierSleepAnalysis';
 const BEATS = 'HKDataTypeIdentifierHeartbeatSeries';
 const UNSTORED = `${Q}FlightsClimbed`;
+const BREATHS = `${Q}RespiratoryRate`;
 const T0 = Date.UTC(2026, 2, 28); // the weekend Europe moves to summer time
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 let db: TestDatabase;
 let pool: pg.Pool;
 
-const EDGE_VALUES = ['72', 'NULL', '0.30000000000000004', '1e21', '1e-7', "'-0'", "'NaN'", "'Infinity'", "'-Infinity'", '1e300', '5e-324', '3.5', '9', '0', '2', '123456789012345.6', '1e15', '-1.5e-10'];
+const EDGE_VALUES = ['72', 'NULL', '0.30000000000000004', '1e21', '1e-7', "'-0'", "'NaN'", "'Infinity'", "'-Infinity'", '1e300', '5e-324', '3.5', '9', '0', '2', '123456789012345.6', '1e15', '-1.5e-10', '999', '1000', '100', '10', '99', '-1', '-72', '99.5', '0.1', '-999.9', '9007199254740991', '9007199254740992'];
+const EDGE_INSTANTS = ['-9223372036854775808', '-9007199254740993', '-9007199254740991', '-1', '0', '7', '999999999999', '1000000000000', T0, '9999999999999', '10000000000000', '9007199254740991', '9007199254740993', '9223372036854775807'];
 const E_ESCAPES = `E'tab\\t nl\\n ctl \\x01 back\\\\slash'`;
 const SOURCES = ['Apple Watch', 'Watch, "Series 9"', '=HYPERLINK("x")', 'Zürich ⌚', '', 'line\nbreak\r\n', 'tab\t\u0001\u001f\u007f', 'sep\u2028\u2029', '😀 \\ /', 'iPhone'];
 
 before(async () => {
   db = await createTestDatabase();
   const q = db.query;
-  await q(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (2, $2), (3, $3), (4, $4), (5, $5), (6, $6)`, [HEART, STEPS, RHR, SLEEP, BEATS, MASS]);
+  await q(`INSERT INTO sample_types (type_id, identifier) VALUES (1, $1), (2, $2), (3, $3), (4, $4), (5, $5), (6, $6), (7, $7)`, [HEART, STEPS, RHR, SLEEP, BEATS, MASS, BREATHS]);
   await q(`INSERT INTO sources (source_id, name) SELECT k, name FROM unnest($1::text[]) WITH ORDINALITY AS u (name, k)`, [SOURCES]);
   // Every edge value with every source and none, for four types, some sharing a start (ordered by uuid then).
   let n = 0;
@@ -59,6 +61,13 @@ before(async () => {
     });
   }
   rows.push(`('${OTHER}', '${uuid(++n)}', 1, ${T0}, ${T0}, 1, 1)`);
+  // Instants of every length around the 13 digits most have (2001-09-09 to 2286-11-20), as start and as end.
+  // (A start is a bound of the query: a safe integer below the largest. An end may be any bigint.)
+  const starts = EDGE_INSTANTS.filter((instant) => Math.abs(Number(instant)) < Number.MAX_SAFE_INTEGER);
+  EDGE_INSTANTS.forEach((end, i) => {
+    const start = starts[i % starts.length];
+    rows.push(`('${USER}', '${uuid(++n)}', 7, ${start}, ${end}, ${i}, ${(i % SOURCES.length) + 1})`);
+  });
   await q(`INSERT INTO samples (user_id, uuid, type_id, start_ms, end_ms, value, source_id) VALUES ${rows.join(',\n')}`);
   // Daily aggregates over the DST change: steps (sums), resting heart rate (means, one day without), body mass (edge values).
   await q(
@@ -214,7 +223,7 @@ async function oldWorkouts(filter: WorkoutFilter): Promise<object[]> {
 
 // ---- the comparisons ----
 
-describe('bodies built from columns are the bytes of JSON.stringify of the old objects', () => {
+describe('bodies built from columns (or COPY bytes) are the bytes of JSON.stringify of the old objects', () => {
   test('/v1/samples: every edge value and source, four kinds of type, pages of every size and offset', async () => {
     const total = EDGE_VALUES.length * (SOURCES.length + 1);
     const pages: [number, number][] = [[1000, 0], [1, 0], [1, 5], [7, 3], [total, 0], [total - 1, 1], [5, total - 2], [5, total], [1000, total + 10]];
@@ -226,13 +235,22 @@ describe('bodies built from columns are the bytes of JSON.stringify of the old o
         for (const [limit, offset] of pages) {
           const expected = await oldSamplesBody(type, start, end, limit, offset);
           const what = `${type} [${start}, ${end}) limit ${limit} offset ${offset}`;
-          const columns = await samplesPageColumns(pool, USER, type, start, end, limit, offset);
-          assert.equal(wholeText(samplesPageBody(type, columns, offset)), expected, `columns: ${what}`);
+          const page = await samplesPage(pool, USER, type, start, end, limit, offset);
+          assert.equal(wholeText(samplesPageBody(type, page, offset)), expected, `bytes: ${what}`);
           compared++;
         }
       }
     }
     assert.ok(compared > 200);
+  });
+
+  test('/v1/samples: instants of every length and sign, as start and as end', async () => {
+    const [from, to] = [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+    assert.equal((await samplesPage(pool, USER, BREATHS, from, to, 1000, 0)).count, EDGE_INSTANTS.length);
+    for (const [limit, offset] of [[1000, 0], [5, 4], [1, 13]]) {
+      const expected = await oldSamplesBody(BREATHS, from, to, limit, offset);
+      assert.equal(wholeText(samplesPageBody(BREATHS, await samplesPage(pool, USER, BREATHS, from, to, limit, offset), offset)), expected, `limit ${limit} offset ${offset}`);
+    }
   });
 
   test('/v1/metrics/daily: types in request order with gaps, page boundaries inside a type, DST days, edge values', async () => {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { LATEST_METRICS_SQL } from '../src/db/queries/metrics.js';
 import { SAMPLE_TYPE_ID_SQL } from '../src/db/names.js';
 import { samplesSelectSql } from '../src/db/queries/export-copy.js';
-import { encodeParts } from '../src/http/reply.js';
+import { writtenBody } from '../src/http/reply.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 
@@ -309,23 +309,29 @@ describe('query plans on ~50k analysed rows', () => {
   });
 });
 
-describe('a body in parts, as bytes (encodeParts)', () => {
-  test('is the UTF-8 of the parts joined, however many bytes a unit takes, past the buffer it starts with', () => {
-    const cases = [
-      ['a', '€'.repeat(100_000), '🏃'.repeat(70_000), 'Ü'],
-      ['x'],
-      [],
-      ['', '{"a":', '"Zoë’s ⌚"', '}'],
-      Array.from({ length: 40 }, (_, i) => `${i}:${'é'.repeat(30_000)}`),
-      ['short again'],
-      // Past what the buffer keeps: encoded into one of its own.
-      ['[', '€'.repeat(2_000_000), ']'],
-      ['and short once more'],
+describe('a body written as bytes into the kept buffer (writtenBody)', () => {
+  test('is exactly what the body wrote, past the buffer it starts with and past what it keeps', () => {
+    // Each body writes `length` bytes of a pattern of its own and claims `maxBytes`.
+    const sizes: [number, number][] = [
+      [1, 1],
+      [0, 10],
+      [200_000, 200_000],
+      [300_000, 600_000], // past the 256 KB it starts with
+      [10, 1_000_000],
+      [5_000_000, 5_000_000], // past the 4 MB kept: a buffer of its own
+      [70_000, 3_000_000],
     ];
-    for (const parts of cases) {
-      const bytes = encodeParts(parts);
-      assert.ok(Buffer.from(bytes).equals(Buffer.from(parts.join(''))), `${parts.length} parts, ${parts.join('').length} units`);
-    }
+    sizes.forEach(([length, maxBytes], n) => {
+      const expected = Buffer.alloc(length, `body ${n} `);
+      const body = {
+        maxBytes,
+        writeInto(out: Buffer): number {
+          assert.ok(out.length >= maxBytes, `a buffer of ${out.length} bytes for ${maxBytes}`);
+          return expected.copy(out, 0);
+        },
+      };
+      const bytes = writtenBody(body);
+      assert.ok(Buffer.from(bytes).equals(expected), `body ${n}: ${length} of at most ${maxBytes} bytes`);
+    });
   });
 });
-

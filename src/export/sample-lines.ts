@@ -13,6 +13,7 @@
 // a null is, with no label.
 import { plainNumber } from '../core/export-encoding.js';
 import { isValue } from '../core/values.js';
+import { writeSimpleNumber } from '../core/number-bytes.js';
 import { UUID_TEXT_LENGTH } from '../core/uuid-text.js';
 import { SAMPLE_SELECT_FIELDS as FIELDS } from '../db/queries/export-copy.js';
 import { checkCopyHeader, COPY_HEADER_BYTES, readInt64, writeUuidText } from '../db/binary-copy.js';
@@ -193,45 +194,8 @@ export class SampleLineWriter {
   }
 }
 
-/** Integers below this are written digit by digit (no string made): their text is their digits. */
-const DIGITS_BELOW = 2 ** 53;
-const BILLION = 1_000_000_000;
-
 /** plainNumber(n) written at `o` (latin1: its text is ASCII); answers the offset after it. */
 function writeNumber(out: Buffer, o: number, n: number): number {
-  if (!Number.isInteger(n)) {
-    // One decimal (62.5, 36.6): when k / 10 reads back as n, "k/10" is n's shortest round-trip text, as String(n) writes it.
-    const k = Math.round(n * 10);
-    if (k / 10 !== n || k >= DIGITS_BELOW || k <= -DIGITS_BELOW) return o + out.write(plainNumber(n), o, 'latin1');
-    if (k < 0) out[o++] = 0x2d;
-    const tenths = Math.abs(k);
-    const whole = Math.floor(tenths / 10);
-    o = writeWhole(out, o, whole);
-    out[o++] = 0x2e;
-    out[o++] = 0x30 + (tenths - whole * 10);
-    return o;
-  }
-  if (n >= DIGITS_BELOW || n <= -DIGITS_BELOW || n === 0) return o + out.write(plainNumber(n), o, 'latin1');
-  if (n < 0) out[o++] = 0x2d;
-  return writeWhole(out, o, Math.abs(n));
-}
-
-/** The digits of an integer 0 ≤ n < 2^53 at `o`; answers the offset after them. */
-function writeWhole(out: Buffer, o: number, n: number): number {
-  if (n < BILLION) return writeDigits(out, o, n, 0);
-  const high = Math.floor(n / BILLION);
-  return writeDigits(out, writeDigits(out, o, high, 0), n - high * BILLION, 9);
-}
-
-/** The digits of 0 ≤ n < 10^9 at `o`, padded with zeros to `width`; answers the offset after them. */
-function writeDigits(out: Buffer, o: number, n: number, width: number): number {
-  let digits = 1;
-  for (let rest = n; rest >= 10; rest = (rest / 10) | 0) digits++;
-  if (digits < width) digits = width;
-  for (let i = o + digits - 1; i >= o; i--) {
-    const next = (n / 10) | 0;
-    out[i] = 0x30 + n - next * 10;
-    n = next;
-  }
-  return o + digits;
+  const end = writeSimpleNumber(out, o, n);
+  return end >= 0 ? end : o + out.write(plainNumber(n), o, 'latin1');
 }

@@ -3,7 +3,7 @@
 // header lines fixed per kind of reply (built once, not per request), the
 // request's id, the reply's own headers and its content type.
 import type { HttpRequest, HttpResponse } from './uws.js';
-import type { BodyParts } from '../routes/route.js';
+import type { BodyBytes } from '../routes/route.js';
 import type { ResponseState } from './stream-sink.js';
 
 const REASONS: Record<number, string> = {
@@ -45,12 +45,13 @@ export function sendWhole(
   state: ResponseState,
   status: number,
   head: ReplyHead,
-  body: string | Uint8Array | BodyParts,
+  body: string | Uint8Array | BodyBytes,
   closeConnection = false,
 ): void {
   if (state.aborted || state.done) return;
+  // Written before the reply counts as sent: a body that fails to write is the caller's 500.
+  const bytes = typeof body === 'string' || body instanceof Uint8Array ? body : writtenBody(body);
   state.done = true;
-  const bytes = typeof body === 'string' || body instanceof Uint8Array ? body : encodeParts(body);
   res.cork(() => {
     writeHead(res, status, head);
     res.end(bytes, closeConnection);
@@ -58,35 +59,27 @@ export function sendWhole(
 }
 
 /**
- * A body in parts is encoded, part by part, into one buffer kept for the
+ * A body written as bytes (BodyBytes) is written into one buffer kept for the
  * purpose: uWS copies what `end` is given before it returns, so the next
- * reply may reuse it. The parts never make one string. A string longer than
- * V8's largest ordinary object (128 KB) that uWS is given whole is flattened
- * into a page of its own, mapped and unmapped each time, and then read twice
- * more for its UTF-8; for a page of 1000 samples that cost a fifth of the
- * server's time (bench/RESULTS.md, 2026-11-25, 14:35 run). The buffer kept
- * grows to the largest body sent in parts up to PARTS_BUFFER_KEPT (a page of
- * 5000 samples with short source names needs 1 MB); a larger body is encoded
- * into a buffer of its own, left to the garbage collector.
+ * reply may reuse it. Such a body is never one string: uWS flattens a string
+ * longer than V8's largest ordinary object (128 KB) into a page of its own,
+ * mapped and unmapped each time, and reads it twice more for its UTF-8; for a
+ * page of 1000 samples that cost a fifth of the server's time, and the
+ * string itself and its UTF-8 another fifth (bench/RESULTS.md, 2026-11-25).
+ * The buffer kept grows to the largest such body up to BODY_BUFFER_KEPT (a
+ * page of 5000 samples with short source names needs 1 MB); a larger body is
+ * written into a buffer of its own, left to the garbage collector.
  */
-const PARTS_BUFFER_KEPT = 4 * 1024 * 1024;
-let partsBuffer = Buffer.allocUnsafe(256 * 1024);
+const BODY_BUFFER_KEPT = 4 * 1024 * 1024;
+let bodyBuffer = Buffer.allocUnsafe(256 * 1024);
 
-export function encodeParts(parts: BodyParts): Uint8Array {
-  let target = partsBuffer;
-  let length = 0;
-  for (const part of parts) {
-    // At most 3 bytes of UTF-8 per UTF-16 unit.
-    const room = part.length * 3;
-    if (target.length - length < room) {
-      const larger = Buffer.allocUnsafe(Math.max(target.length * 2, length + room));
-      target.copy(larger, 0, 0, length);
-      target = larger;
-    }
-    length += target.write(part, length);
+export function writtenBody(body: BodyBytes): Uint8Array {
+  let target = bodyBuffer;
+  if (target.length < body.maxBytes) {
+    target = Buffer.allocUnsafe(Math.max(body.maxBytes, Math.min(target.length * 2, BODY_BUFFER_KEPT)));
+    if (target.length <= BODY_BUFFER_KEPT) bodyBuffer = target;
   }
-  if (target.length <= PARTS_BUFFER_KEPT) partsBuffer = target;
-  return target.subarray(0, length);
+  return target.subarray(0, body.writeInto(target));
 }
 
 /**

@@ -54,18 +54,31 @@ export interface TextReply {
   kind: 'text';
   status?: number;
   contentType: string;
-  body: string | BodyParts;
+  body: string | BodyBytes;
   headers?: Record<string, string>;
 }
 
 /**
- * A body built in pieces, each well under 128 KB, that together are its text:
- * how a body that may grow past that comes (src/http/reply.ts says why).
+ * A body written as bytes when it is sent, into a buffer the HTTP front keeps
+ * (src/http/reply.ts says why): how a body that runs past 128 KB comes.
  */
-export type BodyParts = readonly string[];
+export interface BodyBytes {
+  /** The body's length in bytes at most. */
+  readonly maxBytes: number;
+  /**
+   * Writes the body from the start of `out` (at least maxBytes long) and
+   * answers its length. Once only: what it is written from may be handed
+   * back for reuse after.
+   */
+  writeInto(out: Buffer): number;
+}
 
 /** A text reply's body as one string (for callers that need the text, not the bytes: MCP). */
-export const wholeText = (body: string | BodyParts): string => (typeof body === 'string' ? body : body.join(''));
+export function wholeText(body: string | BodyBytes): string {
+  if (typeof body === 'string') return body;
+  const out = Buffer.allocUnsafe(body.maxBytes);
+  return out.toString('utf8', 0, body.writeInto(out));
+}
 
 export interface StreamReply {
   kind: 'stream';

@@ -1,7 +1,7 @@
 // GET /v1/samples — raw samples of one type as synced (never deduplicated),
 // one page at a time, ordered by start then uuid so paging is stable.
 import { Type } from '@sinclair/typebox';
-import { samplesPageColumns } from '../db/queries/samples.js';
+import { samplesPage } from '../db/queries/samples.js';
 import { PAGE, RANGE_CAP_DAYS } from '../limits.js';
 import { checkRange, requireSampleType } from '../params/checks.js';
 import { End, Limit, Name, Offset, Start } from '../schemas/common.js';
@@ -54,7 +54,7 @@ export const samplesRoute = defineRoute({
     const { limit, offset } = query;
     requireSampleType(query.type, await knownTypes(db, userId, [query.type]));
     checkRange(query.start, query.end, { capDays: RANGE_CAP_DAYS.samples });
-    const columns = await samplesPageColumns(db, userId, query.type, query.start, query.end, limit, offset);
-    return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, columns, offset) };
+    const page = await samplesPage(db, userId, query.type, query.start, query.end, limit, offset);
+    return { kind: 'text', contentType: 'application/json', body: samplesPageBody(query.type, page, offset) };
   },
 });
