@@ -9,7 +9,8 @@
 // each figure is the median of BENCH_RUNS runs of BENCH_SECONDS seconds.
 // `node dist/bench/run.js <route name fragment …>` measures only the matching
 // routes against their baselines and prints the table instead (no scaling, no
-// export, RESULTS.md untouched): a quick check of one change. A fragment
+// export, RESULTS.md untouched): a quick check of one change. With
+// BENCH_SCALING=1 it also runs them on 2 processes (the scaling table). A fragment
 // ending in `$` is a whole name (`"/v1/workouts/{uuid}$"`, not its series).
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +39,8 @@ const SWEEP_CONNECTIONS = [100, 1000];
 const SWEEP_ROUTES = ['/healthz', '/v1/samples'];
 /** Routes measured again with two processes (the rest would add minutes and say no more on 2 cores). */
 const SCALING_ROUTES = ['/healthz', '/v1/samples', '/v1/metrics/daily'];
+/** BENCH_SCALING=1: a run of named routes also measures them on 2 processes. */
+const SCALING_NAMED = process.env.BENCH_SCALING === '1';
 const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
 const EXPORT_DIR = fileURLToPath(new URL('../../bench/data/export', import.meta.url));
@@ -161,7 +164,7 @@ async function main(): Promise<void> {
 
     await healthd.stop();
     healthd = await startHealthd(settings, 2);
-    for (const route of only.length === 0 ? routes.filter((r) => SCALING_ROUTES.includes(r.route) && r.auth !== 'wrong') : []) {
+    for (const route of routes.filter((r) => (only.length === 0 ? SCALING_ROUTES.includes(r.route) : SCALING_NAMED) && r.auth !== 'wrong')) {
       await probe(healthd.baseUrl, route);
       await httpLoad(httpJob(healthd.baseUrl, route, CONNECTIONS, 1));
       const runs: Measurement[] = [];
