@@ -19,6 +19,24 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An identifier refused as unknown, and where the caller finds the stored
+ * ones: `listed` completes "the types stored for a user are listed …" — at
+ * the catalog's path for the API, by a tool for MCP (src/mcp/route-call.ts).
+ */
+export const unknownTypeMessage = (identifier: string, suggestion: string | null, listed: string): string =>
+  `unknown type: ${identifier}${suggestion ? `; did you mean ${suggestion}?` : ''} (the types stored for a user are listed ${listed})`;
+
+/** A 400 for an unknown type identifier, which keeps what it refused so that MCP can word it for a tool's caller. */
+export class UnknownTypeError extends ApiError {
+  constructor(
+    readonly identifier: string,
+    readonly suggestion: string | null,
+  ) {
+    super(400, unknownTypeMessage(identifier, suggestion, `at ${CATALOG_PATH}`));
+  }
+}
+
 // Failed authentications are the cheapest requests an attacker can send many
 // of; building (and stack-tracing) a fresh error for each showed in profiles.
 const UNAUTHORIZED = new ApiError(401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer' });
@@ -34,8 +52,7 @@ export const errors = {
   badTimestamp: (name: string) => new ApiError(400, `${name} must be a timestamp in epoch milliseconds: an integer from 0 to ${MAX_EPOCH_MS}`),
   /** A range refused for its bounds (end not after start, over its cap). */
   badRange: (problem: string) => new ApiError(400, `${problem} (start and end are epoch milliseconds)`),
-  unknownType: (identifier: string, suggestion: string | null) =>
-    new ApiError(400, `unknown type: ${identifier}${suggestion ? `; did you mean ${suggestion}?` : ''} (the types stored for a user are listed at ${CATALOG_PATH})`),
+  unknownType: (identifier: string, suggestion: string | null) => new UnknownTypeError(identifier, suggestion),
   unauthorized: () => UNAUTHORIZED,
   multiUserDisabled: () => new ApiError(403, 'multi-user reads are disabled'),
   otherUserForbidden: () => new ApiError(403, 'this token reads only its own user'),

@@ -533,11 +533,14 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['sleep range over 366 days', 'get_sleep', { start_date: '2025-01-01', end_date: '2026-01-02' }, /covers 367 days; at most 366/],
     ['samples range over 31 days', 'get_samples', { type: HR, start_date: '2026-03-01', end_date: '2026-04-01' }, /covers 32 days; at most 31/],
     ['stats range over ten years', 'get_metric_stats', { ...day, start_date: '2010-01-01', end_date: '2026-01-01' }, /at most 3660/],
-    ['unknown type', 'get_daily_metrics', { ...day, types: [STEPS, 'HKQuantityTypeIdentifierNope'] }, /^unknown type: HKQuantityTypeIdentifierNope/],
+    // A HealthKit name the route finds unstored: pointed to the tool that lists the types, not to the API's path.
+    ['unknown type', 'get_daily_metrics', { ...day, types: [STEPS, 'HKQuantityTypeIdentifierNope'] }, /^unknown type: HKQuantityTypeIdentifierNope \(the types stored for a user are listed by list_available_types\)$/],
+    ['a type in the wrong case', 'get_samples', { type: 'HKQuantityTypeIdentifierheartrate', start_date: '2026-03-01', end_date: '2026-03-02' }, /^unknown type: HKQuantityTypeIdentifierheartrate; did you mean HKQuantityTypeIdentifierHeartRate\? \(the types stored for a user are listed by list_available_types\)$/],
     ['unknown sample type', 'get_samples', { type: 'HKNope', start_date: '2026-03-01', end_date: '2026-03-02' }, /^unknown type: HKNope/],
     ['a category for daily values', 'get_daily_metrics', { ...day, types: [SLEEP] }, /SleepAnalysis is a category type.*get_samples/],
     ['a workout type for samples', 'get_samples', { type: 'HKWorkoutTypeIdentifier', start_date: '2026-03-01', end_date: '2026-03-02' }, /list_workouts/],
     ['unknown stream type', 'get_workout_series', { uuid: RUN, types: ['HKNope'] }, /^unknown type: HKNope/],
+    ['unstored stream type', 'get_workout_series', { uuid: RUN, types: ['HKQuantityTypeIdentifierNope'] }, /^unknown type: HKQuantityTypeIdentifierNope \(the types stored for a user are listed by list_available_types\)$/],
     ['eleven types', 'get_latest_metrics', { types: Array(11).fill(HR) }, /at most 10 types.*types/],
     ['no types', 'get_latest_metrics', { types: [] }, /at least one type/],
     ['unknown workout', 'get_workout', { uuid: NO_SUCH }, /^workout not found$/],
@@ -554,6 +557,8 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['one type as a string, not a list', 'get_daily_metrics', { ...day, types: STEPS }, /: Invalid input: expected array, received string at types$/],
     ['an activity type longer than a writer stores', 'list_workouts', { activity_type: 'x'.repeat(INGEST.nameChars + 1) }, /at most 255 characters.*activity_type/],
     ['a type longer than a writer stores', 'get_samples', { type: 'HKQuantityTypeIdentifier' + 'x'.repeat(INGEST.nameChars), start_date: '2026-03-01', end_date: '2026-03-02' }, /at most 255 characters.*type/],
+    // The route reads spaces alone as nothing given, and would name its own parameter (activityType).
+    ['spaces for an activity type', 'list_workouts', { activity_type: ' \t\u00a0' }, /must not be empty.*activity_type/],
     ['a list for a name', 'list_workouts', { activity_type: Array(201).fill('running') }, /: Invalid input: expected string, received array at activity_type$/],
     // The route reads a list comma-separated and trimmed: such an item would be read as other types than the one checked (past the cap, or as noData).
     ['two types in one item', 'get_latest_metrics', { types: [`${STEPS},${HR}`] }, /one identifier, without commas.*types/],

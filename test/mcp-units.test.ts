@@ -61,6 +61,11 @@ test('dates: inclusive local days become the half-open range of those days, DST 
   // 31 local days holding the fall-back day are 31 days for the cap, 745 hours long (get_samples leaves the last hour out, saying so).
   const fallBack = dayRange('2026-10-15', '2026-11-14', NY, { days: 31 });
   assert.deepEqual([fallBack.days, (fallBack.endMs - fallBack.startMs) / 3_600_000], [31, 745]);
+  // Pacific/Apia went from 2011-12-29 to 2011-12-31: the day between has no instant. Alone it is refused in the tool's own terms
+  // (the route would refuse the empty range as "end must be after start", in epoch ms); around it, a range is the days that were.
+  assert.throws(() => dayRange('2011-12-30', '2011-12-30', 'Pacific/Apia'), { message: 'start_date 2011-12-30 to end_date 2011-12-30 covers no time in Pacific/Apia: its clocks skipped that day' });
+  const aroundSkip = dayRange('2011-12-29', '2011-12-31', 'Pacific/Apia');
+  assert.equal((aroundSkip.endMs - aroundSkip.startMs) / 3_600_000, 48);
 });
 
 test('periods: ISO weeks from Monday and calendar months, clipped to the range; days without a value left out', () => {

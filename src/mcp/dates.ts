@@ -77,6 +77,10 @@ export function dayRange(startDate: string, endDate: string, zone: string, cap?:
   if (endDate < startDate) throw new ToolError(`end_date ${endDate} is before start_date ${startDate}`);
   const startMs = dayBoundMs(startDate, zone);
   const endMs = dayBoundMs(endDate, zone, true);
+  // A day the zone's clocks jumped past (Pacific/Apia's 2011-12-30) has no instant: a range of such days alone is empty.
+  if (endMs <= startMs) {
+    throw new ToolError(`start_date ${startDate} to end_date ${endDate} covers no time in ${zone}: its clocks skipped ${startDate === endDate ? 'that day' : 'those days'}`);
+  }
   const days = daysCounted(startDate, endDate);
   if (cap && days > cap.days) {
     throw new ToolError(`start_date ${startDate} to end_date ${endDate} covers ${days} days; at most ${cap.days} per call, so split the range`);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { isUuid } from '../core/uuid.js';
 import { kindOfIdentifier, type TypeKind } from '../core/registry.js';
 import { INGEST, MCP, POINTS } from '../limits.js';
-import { NO_NUL } from '../params/query-string.js';
+import { NO_NUL, NOT_EMPTY } from '../params/query-string.js';
 import { ToolError } from './tool.js';
 
 export const UserInput = z
@@ -25,7 +25,9 @@ export const ON_STRING = { when: (payload: { value: unknown }) => typeof payload
 /** A type identifier or an activity type: as long as a writer may store one (the routes' Name). */
 export const NameInput = z
   .string()
-  .min(1, { message: 'must not be empty', ...ON_STRING })
+  .min(1, { message: NOT_EMPTY, ...ON_STRING })
+  // The route reads a name of spaces alone as none given, and would refuse it under its own name for the parameter.
+  .refine((name) => name.trim() !== '', NOT_EMPTY)
   .max(INGEST.nameChars, { message: `must be at most ${INGEST.nameChars} characters`, ...ON_STRING })
   .refine((name) => !name.includes('\u0000'), NO_NUL);
 

@@ -4,18 +4,20 @@
 // user selection and isolation are the REST ones — no HTTP hop. The user is
 // chosen as the front chooses it (selectUser: the multi-user rule, a per-user
 // token's own user). A route's ApiError becomes a ToolError with its message;
-// a cancelled statement (57014) the 504's message; anything else is logged
+// an unknown type's refusal names the tool that lists the types, not the
+// catalog's path; a cancelled statement (57014) the 504's message; anything else is logged
 // and answers `internal error`, as REST does.
 import { randomBytes } from 'node:crypto';
 import { canonicalUuid } from '../core/uuid.js';
 import { ClientGone, RequestDb } from '../db/pool.js';
-import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
+import { ApiError, errors, QUERY_CANCELED, UnknownTypeError, unknownTypeMessage } from '../errors.js';
 import { selectUser } from '../http/auth.js';
 import { describeError, log } from '../log.js';
 import { NO_NUL, type RawQuery } from '../params/query-string.js';
 import { wholeText, type Reader, type Reply, type RequestContext, type Route } from '../routes/route.js';
 import type { Services } from '../services.js';
 import { ToolError, type QueryValue, type RouteRequest, type ToolContext } from './tool.js';
+import { listAvailableTypes } from './tools/people.js';
 
 /** The route table as the tools use it: by operationId. */
 export class RouteTable {
@@ -93,6 +95,8 @@ function rawQuery(values: Readonly<Record<string, QueryValue>>): RawQuery {
 
 function toolError(error: unknown, requestId: string, route: string): ToolError {
   if (error instanceof ToolError) return error;
+  // The API's text names the catalog's path, which a tool's caller cannot fetch: the tool that lists the types instead.
+  if (error instanceof UnknownTypeError) return new ToolError(unknownTypeMessage(error.identifier, error.suggestion, `by ${listAvailableTypes.name}`));
   if (error instanceof ApiError) return new ToolError(error.message);
   // Nobody reads this answer: not a failure to log.
   if (error instanceof ClientGone) return new ToolError(error.message);

@@ -7,7 +7,7 @@ import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { errors } from '../errors.js';
 import { canonicalUuid } from '../core/uuid.js';
-import type { RawQuery } from './query-string.js';
+import { NOT_EMPTY, type RawQuery } from './query-string.js';
 
 const INTEGER = /^(0|-?[1-9][0-9]*)$/;
 
@@ -35,7 +35,7 @@ function integerValue(name: string, raw: string, schema: TSchema): number {
 }
 
 function stringValue(name: string, raw: string, schema: TSchema): string {
-  if (raw.trim() === '') throw errors.badRequest(`${name} must not be empty`);
+  if (raw.trim() === '') throw errors.badRequest(`${name} ${NOT_EMPTY}`);
   if (schema.format === 'uuid') {
     const uuid = canonicalUuid(raw);
     if (uuid === null) throw errors.badRequest(`${name} must be a uuid`);

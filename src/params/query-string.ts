@@ -7,6 +7,8 @@ export type RawQuery = Map<string, string[]>;
 
 /** What is said of a value holding NUL, which PostgreSQL text cannot hold (the tools say it of their inputs too). */
 export const NO_NUL = 'must not contain a NUL character';
+/** What is said of a value that is empty or spaces alone (the tools say it of their names too). */
+export const NOT_EMPTY = 'must not be empty';
 
 function decode(component: string, what: string): string {
   // Bytes that are not UTF-8 reach us as U+FFFD (uWS decodes the URL); one that was sent percent-encoded (%EF%BF%BD) is valid.
