@@ -43,7 +43,7 @@ function pageData(): Buffer {
 function timePages(write: Writer, data: Buffer, out: Buffer): number {
   const sources = new Map([[1, 'Apple Watch']]);
   const started = process.hrtime.bigint();
-  for (let k = 0; k < PAGES; k++) write(HEART_RATE, { data, count: ROWS, sourceIds: [1], sources, release() {} }, 0).writeInto(out);
+  for (let k = 0; k < PAGES; k++) write(HEART_RATE, { data, count: ROWS, sourceIds: [1], sourceRows: [ROWS], sources, release() {} }, 0).writeInto(out);
   return Number(process.hrtime.bigint() - started) / PAGES / 1000;
 }
 

@@ -558,7 +558,11 @@ describe('bad inputs are tool errors naming the problem', () => {
     ['an activity type longer than a writer stores', 'list_workouts', { activity_type: 'x'.repeat(INGEST.nameChars + 1) }, /at most 255 characters.*activity_type/],
     ['a type longer than a writer stores', 'get_samples', { type: 'HKQuantityTypeIdentifier' + 'x'.repeat(INGEST.nameChars), start_date: '2026-03-01', end_date: '2026-03-02' }, /at most 255 characters.*type/],
     // The route reads spaces alone as nothing given, and would name its own parameter (activityType).
-    ['spaces for an activity type', 'list_workouts', { activity_type: ' \t\u00a0' }, /must not be empty.*activity_type/],
+    ['spaces for an activity type', 'list_workouts', { activity_type: ' \t\u00a0' }, /^[^\n]*: must not be empty at activity_type$/],
+    // Each said once.
+    ['an empty activity type', 'list_workouts', { activity_type: '' }, /^[^\n]*: must not be empty at activity_type$/],
+    ['an empty type', 'get_samples', { type: '', start_date: '2026-03-01', end_date: '2026-03-02' }, /^[^\n]*: must not be empty at type$/],
+    ['spaces for a type in a list', 'get_daily_metrics', { ...day, types: [' '] }, /^[^\n]*: must not be empty at types[^\n]*$/],
     ['a list for a name', 'list_workouts', { activity_type: Array(201).fill('running') }, /: Invalid input: expected string, received array at activity_type$/],
     // The route reads a list comma-separated and trimmed: such an item would be read as other types than the one checked (past the cap, or as noData).
     ['two types in one item', 'get_latest_metrics', { types: [`${STEPS},${HR}`] }, /one identifier, without commas.*types/],

@@ -10,6 +10,10 @@ import { LATEST_METRICS_SQL } from '../src/db/queries/metrics.js';
 import { SAMPLE_TYPE_ID_SQL } from '../src/db/names.js';
 import { samplesSelectSql } from '../src/db/queries/export-copy.js';
 import { writtenBody } from '../src/http/reply.js';
+import { BINARY_COPY_HEADER } from '../src/db/writes/sample-copy.js';
+import type { SamplesPageData } from '../src/db/queries/samples.js';
+import { samplesPageBody } from '../src/routes/samples-body.js';
+import { INGEST } from '../src/limits.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
 
@@ -333,5 +337,46 @@ describe('a body written as bytes into the kept buffer (writtenBody)', () => {
       const bytes = writtenBody(body);
       assert.ok(Buffer.from(bytes).equals(expected), `body ${n}: ${length} of at most ${maxBytes} bytes`);
     });
+  });
+});
+
+describe('a samples page body sized before it is written (maxBytes)', () => {
+  /** A page's binary COPY: rows of (uuid, start, end, value, source id or null), as samplesPage reads them. */
+  function copyPage(sources: readonly (number | null)[]): Buffer {
+    const rows = sources.map((source, i) => {
+      const row = Buffer.alloc(2 + 20 + 12 * 3 + (source === null ? 4 : 8));
+      let o = row.writeInt16BE(5, 0);
+      o = row.writeInt32BE(16, o);
+      row.fill(i % 256, o, o + 16);
+      o += 16;
+      for (const instant of [1_767_571_401_793 + i * 1000, 1_767_571_401_793 + i * 1000]) o = row.writeBigInt64BE(BigInt(instant), row.writeInt32BE(8, o));
+      o = row.writeDoubleBE(60 + (i % 40), row.writeInt32BE(8, o));
+      if (source === null) row.writeInt32BE(-1, o);
+      else row.writeInt32BE(source, row.writeInt32BE(4, o));
+      return row;
+    });
+    return Buffer.concat([BINARY_COPY_HEADER, ...rows, Buffer.from([0xff, 0xff])]);
+  }
+
+  test("counts each row's own source: a long name on two rows of 1000 does not size them all, and the body still fits", () => {
+    // The longest name a writer stores, each character escaped to six bytes: 1,532 bytes of JSON.
+    const long = '\u0001'.repeat(INGEST.nameChars);
+    const names = new Map([[1, 'Apple Watch'], [2, long]]);
+    const rowSources = Array.from({ length: 1000 }, (_, i): number | null => (i === 0 || i === 999 ? 2 : i % 7 === 0 ? null : 1));
+    const page: SamplesPageData = {
+      data: copyPage(rowSources),
+      count: rowSources.length,
+      sourceIds: [2, 1, 2],
+      sourceRows: [1, rowSources.filter((source) => source === 1).length, 1],
+      sources: names,
+      release() {},
+    };
+    const body = samplesPageBody(HEART, page, 0);
+    const out = Buffer.alloc(body.maxBytes);
+    const length = body.writeInto(out);
+    const parsed = JSON.parse(out.toString('utf8', 0, length)) as { samples: { source: string | null }[] };
+    assert.deepEqual(parsed.samples.map((sample) => sample.source), rowSources.map((id) => (id === null ? null : names.get(id))));
+    // Sized by the longest name on every row, the bound would be about ten times the body.
+    assert.ok(body.maxBytes < length * 1.5, `${body.maxBytes} bytes claimed for a body of ${length}`);
   });
 });

@@ -27,7 +27,8 @@ export const NameInput = z
   .string()
   .min(1, { message: NOT_EMPTY, ...ON_STRING })
   // The route reads a name of spaces alone as none given, and would refuse it under its own name for the parameter.
-  .refine((name) => name.trim() !== '', NOT_EMPTY)
+  // (An empty name is min's to refuse: said once.)
+  .refine((name) => name === '' || name.trim() !== '', NOT_EMPTY)
   .max(INGEST.nameChars, { message: `must be at most ${INGEST.nameChars} characters`, ...ON_STRING })
   .refine((name) => !name.includes('\u0000'), NO_NUL);
 
@@ -37,7 +38,8 @@ export const NameInput = z
  * read as other types than the one the tool checked.
  */
 const TypeItem = NameInput.refine((name) => !name.includes(','), 'must be one identifier, without commas').refine(
-  (name) => name.trim() === name,
+  // Spaces alone are NameInput's to refuse.
+  (name) => name.trim() === name || name.trim() === '',
   'must not begin or end with spaces',
 );
 

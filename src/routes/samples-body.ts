@@ -39,9 +39,9 @@ const ZERO = 0x30;
 const THIRTEEN_DIGITS_FROM = 1e12;
 const THIRTEEN_DIGITS_BELOW = 1e13;
 
-/** Bytes of any number's JSON text at most: String(-1.7976931348623157e+308) is 24. */
+/** Bytes of any number's JSON text at most: String(-0.0000012345678901234567) is 25. */
 const NUMBER_BYTES = 25;
-/** A sample's bytes but for its label and source, at most (start and end written as any number, not 13 digits). */
+/** A sample's bytes but for its label's and source's text, at most (start and end written as any number, not 13 digits). */
 const SAMPLE_BYTES = TEMPLATE.length + 2 * (NUMBER_BYTES - 13) + NUMBER_BYTES + AFTER_VALUE.length + AFTER_LABEL.length + 1;
 
 /** A category type's label per value, as JSON text (categoryLabel looks a value up as the property key String(value)). */
@@ -133,11 +133,17 @@ export function samplesPageBody(type: string, page: SamplesPageData, offset: num
   const labels = labelsOf(type);
   let longestLabel = NULL.length;
   for (const label of labels?.values() ?? []) longestLabel = Math.max(longestLabel, label.length);
-  let longestSource = NULL.length;
-  for (const id of page.sourceIds) longestSource = Math.max(longestSource, sourceTextOf(page.sources, id).json.length);
+  // The sources' names as written, row by row (a long name on a few rows does not size every row).
+  let sourceBytes = 0;
+  let named = 0;
+  page.sourceIds.forEach((id, run) => {
+    sourceBytes += sourceTextOf(page.sources, id).json.length * page.sourceRows[run];
+    named += page.sourceRows[run];
+  });
+  sourceBytes += (page.count - named) * NULL.length;
   let written = false;
   return {
-    maxBytes: head.length + page.count * (SAMPLE_BYTES + longestLabel + longestSource) + tail.length,
+    maxBytes: head.length + page.count * (SAMPLE_BYTES + longestLabel) + sourceBytes + tail.length,
     writeInto(out: Buffer): number {
       if (written) throw new Error('a samples page body is written once');
       written = true;

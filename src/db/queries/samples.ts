@@ -29,8 +29,10 @@ export interface SamplesPageData {
   data: Buffer;
   /** Rows on the page. */
   count: number;
-  /** The source ids the rows name, each run of one id once. */
+  /** The source ids the rows name, each run of one id once (rows without a source do not end a run). */
   sourceIds: readonly number[];
+  /** Rows of each run: sourceRows[k] rows name sourceIds[k]; the rest have no source. */
+  sourceRows: readonly number[];
   /** Names of those ids (and maybe more). */
   sources: ReadonlyMap<number, string>;
   /** Hands `data` back for a later page to fill, once nothing reads it any more. */
@@ -49,13 +51,14 @@ const EMPTY_COPY = Buffer.concat([BINARY_COPY_HEADER, Buffer.from([0xff, 0xff])]
  * Checks the page's COPY data field by field — the header, five fields a
  * row of the lengths these columns have, the trailer at the very end — so
  * that the body can be written from it without a check; answers its rows
- * and the source ids they name (each run of one id once).
+ * and the source ids they name (each run of one id once, with its rows).
  */
-function checkPage(data: Buffer): { count: number; sourceIds: number[] } {
+function checkPage(data: Buffer): { count: number; sourceIds: number[]; sourceRows: number[] } {
   if (data.length < FRAME_BYTES) throw new Error('binary COPY data cut short');
   checkCopyHeader(data, 0);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const sourceIds: number[] = [];
+  const sourceRows: number[] = [];
   let lastSource = NaN;
   let at = COPY_HEADER_BYTES;
   let count = 0;
@@ -75,13 +78,17 @@ function checkPage(data: Buffer): { count: number; sourceIds: number[] } {
     if (sourceBytes !== -1 && sourceBytes !== 4) throw new Error('unexpected binary COPY field');
     if (sourceBytes === 4) {
       const source = view.getInt32(at + 4);
-      if (source !== lastSource) sourceIds.push((lastSource = source));
+      if (source !== lastSource) {
+        sourceIds.push((lastSource = source));
+        sourceRows.push(0);
+      }
+      sourceRows[sourceRows.length - 1]++;
     }
     at += sourceBytes === -1 ? 4 : 8;
     count++;
   }
   if (at !== data.length) throw new Error('binary COPY data after its trailer');
-  return { count, sourceIds };
+  return { count, sourceIds, sourceRows };
 }
 
 export async function samplesPage(
@@ -94,9 +101,9 @@ export async function samplesPage(
   offset: number,
 ): Promise<SamplesPageData> {
   const typeId = await sampleTypeId(db, identifier);
-  if (typeId === null) return { data: EMPTY_COPY, count: 0, sourceIds: [], sources: new Map(), release() {} };
+  if (typeId === null) return { data: EMPTY_COPY, count: 0, sourceIds: [], sourceRows: [], sources: new Map(), release() {} };
   const sql = samplesCopySql(userId, typeId, start, end, { limit, offset });
   const data = await withClient(db, (client) => copyOutWhole(client, sql, FRAME_BYTES + limit * ROW_BYTES));
-  const { count, sourceIds } = checkPage(data);
-  return { data, count, sourceIds, sources: await sourceNames(db, sourceIds), release: () => recycleCopyData(data) };
+  const { count, sourceIds, sourceRows } = checkPage(data);
+  return { data, count, sourceIds, sourceRows, sources: await sourceNames(db, sourceIds), release: () => recycleCopyData(data) };
 }
