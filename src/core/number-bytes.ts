@@ -18,6 +18,13 @@ const ZERO = 0x30;
  * when n is neither (a NaN and an infinity are neither).
  */
 export function writeSimpleNumber(out: Uint8Array, o: number, n: number): number {
+  // Most values: a whole number below 1000 (a heart rate, a step count, a category's value; -0 is 0).
+  if (n >= 0 && n < 1000 && (n | 0) === n) {
+    if (n >= 100) out[o++] = ZERO + ((n / 100) | 0);
+    if (n >= 10) out[o++] = ZERO + (((n / 10) | 0) % 10);
+    out[o++] = ZERO + (n % 10);
+    return o;
+  }
   if (Number.isInteger(n)) {
     if (n >= DIGITS_BELOW || n <= -DIGITS_BELOW) return -1;
     if (n < 0) out[o++] = MINUS;

@@ -89,13 +89,6 @@ function put(out: Uint8Array, o: number, bytes: Uint8Array): number {
 
 /** A number as JSON.stringify writes it (jsonNumber), at `o`. */
 function putNumber(out: Buffer, o: number, n: number): number {
-  // Most values: a whole number below 1000 (a heart rate, a step count, a category's value; -0 is 0).
-  if (n >= 0 && n < 1000 && (n | 0) === n) {
-    if (n >= 100) out[o++] = ZERO + ((n / 100) | 0);
-    if (n >= 10) out[o++] = ZERO + (((n / 10) | 0) % 10);
-    out[o++] = ZERO + (n % 10);
-    return o;
-  }
   const end = writeSimpleNumber(out, o, n);
   return end >= 0 ? end : o + out.write(jsonNumber(n), o, 'latin1');
 }
