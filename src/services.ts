@@ -35,7 +35,17 @@ export function createServices(config: ResolvedConfig, readUrl: string): Service
     max: config.dbPoolSize,
     statementTimeoutMs: config.limits.queryTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    // A request waits for a busy pool within its database time, then 504.
+    waitMs: config.limits.queryTimeoutMs,
     applicationName: 'healthd',
+  });
+  // /healthz asks on a connection of its own: a pool busy with requests is not a database that does not answer.
+  const probePool = createReadOnlyPool({
+    connectionString: readUrl,
+    max: 1,
+    statementTimeoutMs: config.limits.queryTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    applicationName: 'healthd-probe',
   });
   const exportPool = createReadOnlyPool({
     connectionString: readUrl,
@@ -50,7 +60,7 @@ export function createServices(config: ResolvedConfig, readUrl: string): Service
     pool,
     exportPool,
     workers: createWorkerPool(config.workerThreads),
-    probe: new DatabaseProbe(pool, config.limits.healthCacheMs),
+    probe: new DatabaseProbe(probePool, config.limits.healthCacheMs),
     catalog: createCatalogService(pool, config.timeZone, config.limits),
     exports: new ExportRunner(exportPool, config.limits),
   };
@@ -58,6 +68,6 @@ export function createServices(config: ResolvedConfig, readUrl: string): Service
 
 /** Ends the pools and the worker threads. pool.end() waits for checked-out clients, so a stuck request bounds it by `waitMs`. */
 export async function closeServices(services: Services, waitMs: number): Promise<void> {
-  const ended = Promise.allSettled([services.pool.end(), services.exportPool.end(), services.workers.destroy()]);
+  const ended = Promise.allSettled([services.pool.end(), services.exportPool.end(), services.probe.close(), services.workers.destroy()]);
   await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
 }

@@ -449,6 +449,29 @@ describe('the query time limit', () => {
       await slow.stop();
     }
   });
+
+  test('a tool call that waits for a busy pool is bounded by QUERY_TIMEOUT_MS (the 504\'s message), not by the connect timeout', async () => {
+    const busy = await startServer({ databaseUrl: db.url, mcp: true, env: { DB_POOL_SIZE: '1', DB_CONNECT_TIMEOUT_MS: '100', QUERY_TIMEOUT_MS: '1000' } });
+    const busyClient = await connectHttp(busy.mcpUrl, busy.token);
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE daily_aggregates IN ACCESS EXCLUSIVE MODE');
+      // A request of the read API holds the pool's one connection, waiting on the lock.
+      const holder = busy.getJson(`/v1/metrics/daily?types=${STEPS}&start=${Date.UTC(2026, 2, 8)}&end=${Date.UTC(2026, 2, 9)}`);
+      await waitFor('the read API request waiting on the lock', async () => (await sessionCounts(db.adminUrl, db.name)).waitingOnLock === 1 || undefined);
+      // The tool call waits for that connection past the connect timeout: its time runs out in the queue or, once it has the connection, on the lock.
+      assert.equal(await toolError(busyClient, 'get_daily_metrics', DAY), QUERY_TIMEOUT_MESSAGE);
+      assert.equal((await holder).status, 504);
+      await locker.query('ROLLBACK');
+      assert.deepEqual((await toolJson(busyClient, 'get_daily_metrics', DAY)).metrics[0].days, [{ date: '2026-03-08', value: 1234 }]);
+    } finally {
+      await locker.end();
+      await busyClient.close();
+      await busy.stop();
+    }
+  });
 });
 
 describe('clients that leave', () => {

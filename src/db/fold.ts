@@ -10,7 +10,7 @@
 // Not a cache: a statement runs after every request folded into it arrived,
 // so each sees what a statement of its own, sent then, would have seen.
 import pg from 'pg';
-import { ClientGone, prepared, RequestDb, type Db } from './pool.js';
+import { ClientGone, connection, prepared, RequestDb, type Db } from './pool.js';
 
 interface Waiter<R> {
   resolve(value: R): void;
@@ -66,7 +66,7 @@ class Folder<I, R> {
     const fail = (error: unknown) => {
       for (const entry of live) for (const waiter of entry.waiters) waiter.reject(error);
     };
-    this.pool.connect().then(async (client) => {
+    connection(this.pool).then(async (client) => {
       live = stillWaiting(live);
       if (live.length === 0) return client.release();
       let results: R[];

@@ -1,9 +1,12 @@
 // The API's connection pools. Every session is read-only and carries the
 // statement timeout (→ 504); connecting, and waiting on a server that stopped
-// answering, are bounded so a dead database gives a 500, never a hang. Exports
-// get their own small pool without the timeout.
+// answering, are bounded so a dead database gives a 500, never a hang. A
+// request waiting for a connection while all are busy waits within its
+// database time (→ 504), not the connect timeout: a busy database is not an
+// unreachable one. Exports get their own small pool without the timeout.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { QUERY_CANCELED } from '../errors.js';
 import { describeError, log } from '../log.js';
 
 // bigint (int8) and numeric arrive as strings by default; our bigints are epoch
@@ -71,10 +74,40 @@ export class RequestDb {
   }
 }
 
+/** Thrown when every connection of a pool stayed busy for as long as a request may wait for one (the pool's `waitMs`). */
+export class PoolWaitTimeout extends Error {
+  constructor() {
+    super('no database connection came free in time');
+    this.name = 'PoolWaitTimeout';
+  }
+}
+
+/** pg-pool's error for a wait in its queue that outlasted connectionTimeoutMillis (a connect that times out says otherwise). */
+const QUEUE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/**
+ * Why a request ran out of its database time (→ 504), as the log says it; undefined when it did not:
+ * a statement cancelled by statement_timeout, or a wait for a connection as long.
+ */
+export function pastTimeLimit(error: unknown): string | undefined {
+  if ((error as { code?: unknown })?.code === QUERY_CANCELED) return 'query cancelled by statement timeout';
+  if (error instanceof PoolWaitTimeout) return 'no database connection came free within the query time limit';
+  return undefined;
+}
+
+/** A connection of `pool`; a wait in its queue that timed out as PoolWaitTimeout. */
+export async function connection(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw (error as Error)?.message === QUEUE_TIMEOUT_MESSAGE ? new PoolWaitTimeout() : error;
+  }
+}
+
 /** `work` on a connection checked out of `pool` and released after, dropped when `work` failed; never checked out or run once `gone`. */
 async function checkedOut<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, gone: () => boolean): Promise<T> {
   if (gone()) throw new ClientGone();
-  const client = await pool.connect();
+  const client = await connection(pool);
   if (gone()) {
     client.release();
     throw new ClientGone();
@@ -103,7 +136,10 @@ export interface PoolOptions {
   connectionString: string;
   max: number;
   statementTimeoutMs: number;
+  /** How long making a connection may take: past it the database counts as unreachable. */
   connectTimeoutMs: number;
+  /** How long a request may wait for a connection while every one is busy (then PoolWaitTimeout); the connect timeout when absent. */
+  waitMs?: number;
   applicationName: string;
 }
 
@@ -113,6 +149,14 @@ export interface PoolOptions {
  * server (established connections, no answers) would otherwise hang requests.
  */
 export const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
+
+/**
+ * How long a request's database work lasts at most, unless something hangs:
+ * its wait for a connection (the query time limit; connecting, when that
+ * takes longer), then its statement, past which the client gives up by itself.
+ */
+export const longestRequestMs = (connectTimeoutMs: number, queryTimeoutMs: number): number =>
+  Math.max(connectTimeoutMs, queryTimeoutMs) + queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
 
 /**
  * A connection string and the session settings healthd's sessions need. pg
@@ -134,10 +178,20 @@ export function withSessionOptions(connectionString: string, ours: string): { co
 }
 
 export function createReadOnlyPool(options: PoolOptions): pg.Pool {
+  // pg-pool bounds both the wait in its queue and a new connection's connect by
+  // connectionTimeoutMillis, and hands its options to each client: its clients
+  // take the connect timeout as their own, and the pool the wait's.
+  const connectTimeoutMs = options.connectTimeoutMs;
+  class Client extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
   const pool = new pg.Pool({
     ...withSessionOptions(options.connectionString, `-c default_transaction_read_only=on -c statement_timeout=${options.statementTimeoutMs}`),
     max: options.max,
-    connectionTimeoutMillis: options.connectTimeoutMs,
+    Client,
+    connectionTimeoutMillis: Math.max(options.waitMs ?? 0, connectTimeoutMs),
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName,
     // pool.query drops a client whose query timed out instead of reusing it.

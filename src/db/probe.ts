@@ -47,4 +47,9 @@ export class DatabaseProbe {
       clearTimeout(timer);
     }
   }
+
+  /** Ends the probe's connection. */
+  close(): Promise<void> {
+    return this.pool.end();
+  }
 }

@@ -12,8 +12,8 @@
 // them: the client address for auth routes, header sets and the 401 body
 // built once.
 import { randomBytes } from 'node:crypto';
-import { ApiError, errors, QUERY_CANCELED } from '../errors.js';
-import { ClientGone, RequestDb } from '../db/pool.js';
+import { ApiError, errors } from '../errors.js';
+import { ClientGone, pastTimeLimit, RequestDb } from '../db/pool.js';
 import { describeError, log } from '../log.js';
 import { compileParamParser } from '../params/parse.js';
 import { parseQueryString } from '../params/query-string.js';
@@ -124,8 +124,9 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
 
   function toApiError(error: unknown, requestId: string, route: string): ApiError {
     if (error instanceof ApiError) return error;
-    if ((error as { code?: unknown })?.code === QUERY_CANCELED) {
-      log.warn('query cancelled by statement timeout', { requestId, route });
+    const pastLimit = pastTimeLimit(error);
+    if (pastLimit) {
+      log.warn(pastLimit, { requestId, route });
       return errors.queryTimeout();
     }
     log.error('request failed', { requestId, route, ...describeError(error) });

@@ -6,7 +6,7 @@
 // Any failure rolls everything back: a 4xx for malformed input, a 5xx for
 // anything transient (the app retries those).
 import type pg from 'pg';
-import { ApiError } from '../errors.js';
+import { ApiError, QUERY_CANCELED } from '../errors.js';
 import {
   applyStagedDailyBuckets,
   countTypeUploads,
@@ -425,7 +425,6 @@ async function readLines(lines: LineReader, header: BatchHeader, writer: BatchWr
  * entry). Answered 400, as a 503 would have the app retry them forever.
  */
 const REFUSED_VALUE_CLASSES = ['22', '54'];
-const QUERY_CANCELED = '57014';
 
 /** An error from storing as the answer: ours as they are; the database's a 503 (transient), or a 400 when it refused a value. */
 function asAnswer(error: unknown, userId: string): ApiError {

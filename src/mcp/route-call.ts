@@ -9,8 +9,8 @@
 // and answers `internal error`, as REST does.
 import { randomBytes } from 'node:crypto';
 import { canonicalUuid } from '../core/uuid.js';
-import { ClientGone, RequestDb } from '../db/pool.js';
-import { ApiError, errors, QUERY_CANCELED, UnknownTypeError, unknownTypeMessage } from '../errors.js';
+import { ClientGone, pastTimeLimit, RequestDb } from '../db/pool.js';
+import { ApiError, errors, UnknownTypeError, unknownTypeMessage } from '../errors.js';
 import { selectUser } from '../http/auth.js';
 import { describeError, log } from '../log.js';
 import { NO_NUL, type RawQuery } from '../params/query-string.js';
@@ -100,8 +100,9 @@ function toolError(error: unknown, requestId: string, route: string): ToolError 
   if (error instanceof ApiError) return new ToolError(error.message);
   // Nobody reads this answer: not a failure to log.
   if (error instanceof ClientGone) return new ToolError(error.message);
-  if ((error as { code?: unknown })?.code === QUERY_CANCELED) {
-    log.warn('query cancelled by statement timeout', { requestId, route, via: 'mcp' });
+  const pastLimit = pastTimeLimit(error);
+  if (pastLimit) {
+    log.warn(pastLimit, { requestId, route, via: 'mcp' });
     return new ToolError(errors.queryTimeout().message);
   }
   log.error('tool call failed', { requestId, route, via: 'mcp', ...describeError(error) });

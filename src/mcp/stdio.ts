@@ -8,6 +8,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig, type Config } from '../config.js';
+import { longestRequestMs } from '../db/pool.js';
 import { describeError, log } from '../log.js';
 import type { Reader } from '../routes/route.js';
 import { allRoutes } from '../routes/all.js';
@@ -106,8 +107,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     log.info('mcp (stdio) stopping', { why });
-    // A request is bounded by the connect and query timeouts.
-    await transport.answered(resolved.dbConnectTimeoutMs + resolved.limits.queryTimeoutMs);
+    await transport.answered(longestRequestMs(resolved.dbConnectTimeoutMs, resolved.limits.queryTimeoutMs));
     await server.close();
     await stopDatabase();
     process.exit(0);

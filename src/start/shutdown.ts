@@ -3,7 +3,7 @@
 // their grace (SHUTDOWN_GRACE_MS) and are then cut off, the pools close and
 // the process exits 0 — bounded throughout, so an unattended process always
 // exits even when a request hangs on a connection that died under it.
-import { CLIENT_TIMEOUT_MARGIN_MS } from '../db/pool.js';
+import { longestRequestMs } from '../db/pool.js';
 import type { HttpServer } from '../http/server.js';
 import type { McpHttpServer } from '../mcp/http.js';
 import { log } from '../log.js';
@@ -39,9 +39,8 @@ export function installShutdown(parts: Stoppable): void {
     receiver?.server.stopListening();
     parts.mcp?.stopListening();
     await services.exports.drain(limits.shutdownGraceMs);
-    // Every request is bounded by the connect and query timeouts, so by then
-    // the rest have finished unless something hangs.
-    const lastCall = Date.now() + dbConnectTimeoutMs + limits.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
+    // By then the rest have finished unless something hangs.
+    const lastCall = Date.now() + longestRequestMs(dbConnectTimeoutMs, limits.queryTimeoutMs);
     const running = () => server.inFlight + (receiver?.server.inFlight ?? 0) + (parts.mcp?.inFlight ?? 0);
     while (running() > 0 && Date.now() < lastCall) await sleep(20);
     if (running() > 0) log.warn('exiting with requests still running', { requests: running() });
