@@ -20,6 +20,9 @@ const HEAVY = '00000000-0000-4000-8000-000000000004';
 const SLEEPER = '00000000-0000-4000-8000-000000000005';
 /** Figures that are no value (NaN, ±Infinity: src/core/values.ts) beside real ones, and a long in-bed night beside a nap. */
 const ODD = '00000000-0000-4000-8000-000000000006';
+/** Workouts whose distances add up to another float in another order, stored against the order of their starts. */
+const ADDER = '00000000-0000-4000-8000-000000000007';
+const ADDER_DISTANCES = [0.1, 0.2, 0.3];
 const Q = 'HKQuantityTypeIdentifier';
 const SLEEP = 'HKCategoryTypeIdentifierSleepAnalysis';
 const HOUR = 3_600_000;
@@ -166,6 +169,11 @@ async function seed(): Promise<void> {
      ($1, gen_random_uuid(), ${id('BodyMass')}, $2, $2, 70, 1), ($1, gen_random_uuid(), ${id('BodyMass')}, $3, $3, 'NaN', 1), ($1, gen_random_uuid(), ${id('BodyFatPercentage')}, $4, $4, 0.2, 1)`,
     [ODD, noon(D(-3)), noon(D(-1)), noon(D(1))],
   );
+  // ADDER: distances 0.1, 0.2, 0.3 by start (their sum in that order is 0.6000000000000001; from the last, 0.6), stored last first.
+  await q(`INSERT INTO users VALUES ($1, 7)`, [ADDER]);
+  for (let k = ADDER_DISTANCES.length - 1; k >= 0; k--) {
+    await q(`INSERT INTO workouts (user_id, uuid, activity_type, start_ms, end_ms, duration_s, distance_m) VALUES ($1, gen_random_uuid(), 'walking', $2, $2::bigint + 600000, 600, $3)`, [ADDER, noon(D(k + 1)), ADDER_DISTANCES[k]]);
+  }
   await q('ANALYZE');
 }
 
@@ -266,6 +274,13 @@ describe('JSON', () => {
       workouts: { count: 1, totalMinutes: 0, byActivityType: [{ activityType: 'swimming', count: 1 }] },
       coverage: { lastSync: null, daysWithData: 2 },
     });
+  });
+
+  test('the workouts\' total distance adds them up in the order of their starts, whatever order the rows lie in: the same answer every time', async () => {
+    const { status, text } = await summary(`format=json&user=${ADDER}`);
+    assert.equal(status, 200);
+    assert.notEqual(ADDER_DISTANCES.reduce((a, b) => a + b, 0), [...ADDER_DISTANCES].reverse().reduce((a, b) => a + b, 0), 'the order changes the float sum');
+    assert.equal(JSON.parse(text).workouts.totalDistanceM, ADDER_DISTANCES.reduce((a, b) => a + b, 0));
   });
 
   test('a sleep session that began days before the range counts whole (the sleep read reaches back for it)', async () => {

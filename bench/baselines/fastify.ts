@@ -239,7 +239,7 @@ async function summaryInput(): Promise<SummaryInput> {
     ),
     pool.query(
       `SELECT activity_type AS "activityType", start_ms AS start, duration_s AS "durationS", distance_m AS "distanceM"
-       FROM workouts WHERE user_id = $1 AND start_ms >= $2 AND start_ms < $3`,
+       FROM workouts WHERE user_id = $1 AND start_ms >= $2 AND start_ms < $3 ORDER BY start_ms, uuid`,
       [userId, span.startMs, span.endMs],
     ),
     pool.query(

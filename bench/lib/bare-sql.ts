@@ -96,7 +96,7 @@ WHERE w.uuid = $2 AND w.user_id = $1 ORDER BY t.identifier COLLATE "C"`,
         { sql: `SELECT (SELECT name FROM profiles WHERE user_id = $1), (SELECT max(received_at_ms) FROM upload_batches WHERE user_id = $1)`, params: [user] },
         dailyRows(['HKQuantityTypeIdentifierStepCount', 'HKQuantityTypeIdentifierActiveEnergyBurned', 'HKQuantityTypeIdentifierAppleExerciseTime', 'HKQuantityTypeIdentifierRestingHeartRate', 'HKQuantityTypeIdentifierHeartRateVariabilitySDNN'], firstDay, lastDay, null),
         { sql: `SELECT day, move_kcal, exercise_min, stand_hours FROM activity_summaries WHERE user_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`, params: [user, firstDay, lastDay] },
-        { sql: `SELECT activity_type, start_ms, duration_s, distance_m FROM workouts WHERE user_id = $1 AND start_ms >= $2 AND start_ms < $3`, params: [user, ninety.start, ninety.end] },
+        { sql: `SELECT activity_type, start_ms, duration_s, distance_m FROM workouts WHERE user_id = $1 AND start_ms >= $2 AND start_ms < $3 ORDER BY start_ms, uuid`, params: [user, ninety.start, ninety.end] },
         {
           sql: `SELECT r.identifier, n.value, n.start_ms FROM unnest($2::text[]) AS r (identifier)
 CROSS JOIN LATERAL (SELECT value, start_ms FROM samples WHERE user_id = $1 AND type_id = ${typeId('r.identifier')} ORDER BY start_ms DESC, uuid DESC LIMIT 1) n`,

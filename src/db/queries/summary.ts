@@ -8,9 +8,10 @@
 // pool checkouts, six messages each way and six transactions: as one, the
 // server spent 0.35–0.9 ms less a summary and read 10–50 % more summaries a
 // second (bench/RESULTS.md, issue 12) — and every figure comes from one
-// snapshot. Each part is an aggregate, so each gives exactly one row; the
-// order of the workouts and body readings is not needed (the summary counts
-// the one and looks the other up by type).
+// snapshot. Each part is an aggregate, so each gives exactly one row. The
+// workouts come in the order of their start (and uuid), whatever the plan:
+// the summary adds their distances up as floats, whose sum hangs on the
+// order. The body readings' order is not needed (looked up by type).
 import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import { SLEEP_ANALYSIS, type DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
@@ -38,10 +39,10 @@ const SUMMARY_READ = prepared(`
                coalesce(array_agg(stand_hours ORDER BY day), '{}') AS "standHours"
         FROM activity_summaries
         WHERE user_id = $1 AND day >= $9::date AND day <= $10::date) rings,
-       (SELECT coalesce(array_agg(activity_type), '{}') AS "workoutTypes",
-               coalesce(array_agg(start_ms::float8), '{}') AS "workoutStarts",
-               coalesce(array_agg(duration_s), '{}') AS "workoutDurations",
-               coalesce(array_agg(distance_m), '{}') AS "workoutDistances"
+       (SELECT coalesce(array_agg(activity_type ORDER BY start_ms, uuid), '{}') AS "workoutTypes",
+               coalesce(array_agg(start_ms::float8 ORDER BY start_ms, uuid), '{}') AS "workoutStarts",
+               coalesce(array_agg(duration_s ORDER BY start_ms, uuid), '{}') AS "workoutDurations",
+               coalesce(array_agg(distance_m ORDER BY start_ms, uuid), '{}') AS "workoutDistances"
         FROM workouts
         WHERE user_id = $1 AND start_ms >= $11 AND start_ms < $12) workouts,
        (SELECT coalesce(array_agg(newest.identifier), '{}') AS "latestTypes",
