@@ -73,6 +73,9 @@ export const MCP = {
   defaultSamples: 200,
   /** Workouts per call when a call names no limit (the cap is PAGE.workouts.max). */
   defaultWorkouts: 20,
+  /** Users per list_users call when a call names no limit, and at most (a clinic's thousand users in one answer would flood an assistant's context). */
+  defaultUsers: 50,
+  usersPerCall: 500,
   /** Longest range of get_metric_stats, in local days (its answer is per week or month, so years fit). */
   statsDays: 10 * 366,
   /** Bytes of one POST /mcp body (a tool call is well under 1 KB). */
@@ -215,6 +218,15 @@ export const PROTOCOL_DEFAULT_USER = '5ea4d000-0000-4000-8000-000000000001';
 
 /** How often each server process re-reads the issued tokens (a revocation takes effect within this). */
 export const TOKEN_REFRESH_MS = 2_000;
+
+/**
+ * How long `npm run tokens -- issue` and `revoke` wait before they return, so
+ * that every running server has re-read the tokens: a token works, or stops
+ * working, once the command is done (a script that tried a new token at once
+ * would otherwise be refused and spend the failed-auth allowance). One re-read
+ * interval and a second for the read itself.
+ */
+export const TOKEN_TAKE_UP_MS = TOKEN_REFRESH_MS + 1_000;
 
 /**
  * Past this since the last re-read that succeeded (the database down, or the

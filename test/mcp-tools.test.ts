@@ -12,7 +12,7 @@ import { DateTime } from 'luxon';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { connectHttp, toolError, toolJson, toolText } from './support/mcp.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
-import { INGEST } from '../src/limits.js';
+import { INGEST, MCP } from '../src/limits.js';
 
 const ZONE = 'America/New_York';
 const A = DEFAULT_USER;
@@ -236,11 +236,28 @@ describe('each tool answers what its REST route answers', () => {
   test('list_users', async () => {
     const tool = await toolJson(client, 'list_users');
     const body = await rest('/v1/users');
-    assert.deepEqual(tool, { ...body, users: body.users.map((u: any) => ({ ...u, createdAt: local(u.createdAt), lastSync: localOrNull(u.lastSync) })) });
+    assert.deepEqual(tool, { ...body, total: 2, users: body.users.map((u: any) => ({ ...u, createdAt: local(u.createdAt), lastSync: localOrNull(u.lastSync) })) });
     assert.equal(tool.timeZone, ZONE);
     assert.deepEqual(tool.users.map((u: any) => u.userID), [A, B]);
     // 03-09 07:00 EDT, the upload batch.
     assert.equal(tool.users[0].lastSync, '2026-03-09T03:00:00-04:00');
+  });
+
+  test('list_users: pages of limit users with the total and how to go on; search by name, e-mail or id in any case', async () => {
+    const ids = (body: any) => body.users.map((u: any) => u.userID);
+    const first = await toolJson(client, 'list_users', { limit: 1 });
+    assert.deepEqual([ids(first), first.total, first.nextOffset, first.note], [[A], 2, 1, '1 more; call again with offset 1']);
+    const second = await toolJson(client, 'list_users', { limit: 1, offset: 1 });
+    assert.deepEqual([ids(second), second.total, 'nextOffset' in second, 'note' in second], [[B], 2, false, false]);
+    assert.deepEqual(ids(await toolJson(client, 'list_users', { offset: 5 })), []);
+    for (const search of ['ada', 'ADA@EXAMPLE', A.slice(-6)]) {
+      const found = await toolJson(client, 'list_users', { search });
+      assert.deepEqual([ids(found), found.total], [[A], 1], search);
+    }
+    assert.deepEqual((await toolJson(client, 'list_users', { search: B.slice(-6) })).users.map((u: any) => u.userID), [B]);
+    assert.deepEqual((await toolJson(client, 'list_users', { search: 'nobody' })).total, 0);
+    assert.match(await toolError(client, 'list_users', { limit: MCP.usersPerCall + 1 }), new RegExp(`must be at most ${MCP.usersPerCall} at limit`));
+    assert.match(await toolError(client, 'list_users', { search: '  ' }), /must not be empty at search/);
   });
 
   test('get_profile: the date of birth as a date, and the age it gives today', async () => {

@@ -1,7 +1,8 @@
 // `npm run tokens -- …`: issue, list and revoke per-device upload tokens and
 // per-user read tokens. A token is printed once, when issued, and stored only
 // as its hash; running servers pick up an issue or a revocation within
-// seconds (src/tokens/store.ts). Writes into DATABASE_URL, or the embedded
+// seconds (src/tokens/store.ts), and the command returns once they have
+// (TOKEN_TAKE_UP_MS; --no-wait returns at once). Writes into DATABASE_URL, or the embedded
 // database under ./data — the running `npm start`'s own cluster when it is up.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,13 +14,18 @@ import { embeddedUrl, runningClusterPort } from '../db/embedded.js';
 import { applyMigrations, ownerLoginHint } from '../db/migrate.js';
 import { insertToken, listTokens, revokeToken, type TokenKind } from '../db/tokens.js';
 import { openWritableDatabase } from '../db/writable-database.js';
+import { TOKEN_TAKE_UP_MS } from '../limits.js';
 import { newToken, tokenHash } from './store.js';
+
+const TAKE_UP_S = TOKEN_TAKE_UP_MS / 1000;
 
 const USAGE = `usage:
   npm run tokens -- issue --user <uuid> --name "Ada's iPhone"          an upload token for one phone (writes only as that user)
   npm run tokens -- issue --read --user <uuid> --name "Ada's reader"   a read token for that user's data only
   npm run tokens -- list                                               every token: id, kind, user, name, created, revoked
-  npm run tokens -- revoke <id>                                        stops a token within seconds, no restart`;
+  npm run tokens -- revoke <id>                                        stops a token, no restart
+issue and revoke return once running servers have taken the change up (${TAKE_UP_S} s);
+with --no-wait they return at once and servers take it up within ${TAKE_UP_S} s (for scripts issuing many).`;
 
 class UsageError extends Error {}
 
@@ -66,7 +72,13 @@ async function main(argv: string[]): Promise<void> {
       return parseArgs({
         args: argv,
         allowPositionals: true,
-        options: { user: { type: 'string' }, name: { type: 'string' }, read: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+        options: {
+          user: { type: 'string' },
+          name: { type: 'string' },
+          read: { type: 'boolean', default: false },
+          'no-wait': { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h' },
+        },
       });
     } catch (error) {
       throw new UsageError((error as Error).message);
@@ -77,6 +89,9 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  const wait = !values['no-wait'];
+  /** Until running servers have re-read the tokens, unless --no-wait. */
+  const takenUp = () => (wait ? new Promise((resolve) => setTimeout(resolve, TOKEN_TAKE_UP_MS)) : Promise.resolve());
   switch (command) {
     case 'issue': {
       if (rest.length > 0) throw new UsageError(`issue takes no positional arguments, got ${JSON.stringify(rest[0])}`);
@@ -87,8 +102,9 @@ async function main(argv: string[]): Promise<void> {
       const kind: TokenKind = values.read ? 'read' : 'upload';
       const token = newToken(kind);
       const id = await withDatabase((client) => insertToken(client, { kind, userId, name, hash: tokenHash(token) }, Date.now()));
+      await takenUp();
       process.stderr.write(
-        `issued ${kind} token ${id} (${name}) for user ${userId}; it is shown only now, store it where it is used:\n`,
+        `issued ${kind} token ${id} (${name}) for user ${userId}${wait ? '' : `; running servers take it up within ${TAKE_UP_S} s`}; it is shown only now, store it where it is used:\n`,
       );
       process.stdout.write(token + '\n');
       return;
@@ -111,7 +127,8 @@ async function main(argv: string[]): Promise<void> {
       if (id > 2_147_483_647) throw new UsageError(`no active token ${rest[0]}`);
       const revoked = await withDatabase((client) => revokeToken(client, id, Date.now()));
       if (!revoked) throw new UsageError(`no active token ${id}`);
-      process.stdout.write(`revoked token ${id}; running servers refuse it within seconds\n`);
+      await takenUp();
+      process.stdout.write(`revoked token ${id}; running servers refuse it ${wait ? 'now' : `within ${TAKE_UP_S} s`}\n`);
       return;
     }
     default:

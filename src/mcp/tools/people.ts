@@ -1,28 +1,44 @@
 // Who and what: list_users (/v1/users), get_profile (/v1/profile),
 // list_available_types (/v1/catalog/types).
 import type { Static } from '@sinclair/typebox';
-import type { CatalogResponse, ProfileT, UsersResponse } from '../../schemas/resources.js';
+import { z } from 'zod';
+import { MCP } from '../../limits.js';
+import type { CatalogResponse, ProfileT, UsersResponse, UserT } from '../../schemas/resources.js';
 import { localTimeOrNull, localTime, utcDate } from '../compact.js';
 import { today } from '../dates.js';
-import { TOOL_FOR_KIND, UserInput } from '../inputs.js';
+import { NameInput, Offset, TOOL_FOR_KIND, UserInput } from '../inputs.js';
 import { defineTool } from '../tool.js';
+
+/** Whether a user's name, e-mail or id holds `search` (`search` in lower case). */
+const userMatches = (user: UserT, search: string): boolean =>
+  [user.name, user.email, user.userID].some((text) => text !== null && text.toLowerCase().includes(search));
 
 export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
   description:
-    'The people whose data this server holds: every user with multi-user reads on, otherwise only the default one. ' +
-    'Also gives the time zone that cuts every local day and date, and which user is the default (read when a tool is given no user).',
-  input: {},
-  async run(_args, ctx) {
+    'The people whose data this server holds: every user with multi-user reads on, otherwise only the default one; oldest first, optionally only those whose name, e-mail or id contains search. ' +
+    'Also gives the time zone that cuts every local day and date, and which user is the default (read when a tool is given no user). ' +
+    `Pages of limit users (default ${MCP.defaultUsers}, at most ${MCP.usersPerCall}); total counts every match, and note says how to get the next page.`,
+  input: {
+    search: NameInput.optional().describe('Only users whose name, e-mail or user id contains this, in any case (Ada, @example.org).'),
+    limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MCP.usersPerCall, `must be at most ${MCP.usersPerCall}`).default(MCP.defaultUsers).describe(`Users per call: default ${MCP.defaultUsers}, at most ${MCP.usersPerCall}.`),
+    offset: Offset,
+  },
+  async run({ search, limit, offset }, ctx) {
     const body = await ctx.json<Static<typeof UsersResponse>>('listUsers');
     const zone = ctx.config.timeZone;
+    const matching = search === undefined ? body.users : body.users.filter((user) => userMatches(user, search.toLowerCase()));
+    const page = matching.slice(offset, offset + limit);
+    const next = offset + page.length;
     return {
       json: {
         timeZone: body.timeZone,
         default: body.default,
         multiUser: body.multiUser,
-        users: body.users.map((user) => ({ ...user, createdAt: localTime(user.createdAt, zone), lastSync: localTimeOrNull(user.lastSync, zone) })),
+        total: matching.length,
+        users: page.map((user) => ({ ...user, createdAt: localTime(user.createdAt, zone), lastSync: localTimeOrNull(user.lastSync, zone) })),
+        ...(next < matching.length ? { nextOffset: next, note: `${matching.length - next} more; call again with offset ${next}` } : {}),
       },
     };
   },
