@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createCatalogService, type CatalogService } from './catalog/service.js';
 import type { Config } from './config.js';
 import { createReadOnlyPool } from './db/pool.js';
-import { DatabaseProbe } from './db/probe.js';
+import { DatabaseProbe, PING_TIMEOUT_MS } from './db/probe.js';
 import { ExportRunner } from './export/run.js';
 import { EXPORT_SLOTS } from './limits.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
@@ -39,11 +39,12 @@ export function createServices(config: ResolvedConfig, readUrl: string): Service
     waitMs: config.limits.queryTimeoutMs,
     applicationName: 'healthd',
   });
-  // /healthz asks on a connection of its own: a pool busy with requests is not a database that does not answer.
+  // /healthz asks on a connection of its own: a pool busy with requests is not a database that does not answer,
+  // and a ping stuck behind a lock holds no connection of the requests'.
   const probePool = createReadOnlyPool({
     connectionString: readUrl,
     max: 1,
-    statementTimeoutMs: config.limits.queryTimeoutMs,
+    statementTimeoutMs: PING_TIMEOUT_MS,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     applicationName: 'healthd-probe',
   });

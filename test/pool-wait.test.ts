@@ -4,7 +4,10 @@
 // within the connect timeout that tells a database that does not answer
 // (open-details: "With the database unreachable, /v1 routes answer 500 within
 // a few seconds"); and /healthz asks on a connection of its own, so a busy
-// pool does not read as a database that does not answer.
+// pool does not read as a database that does not answer. Nor does the
+// server's own upkeep take the requests' connections when a table it reads
+// is locked: a ping stuck behind the lock is cancelled at its timeout, and
+// the issued tokens' re-read never runs twice at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -106,5 +109,56 @@ describe('a pool of one connection whose session stopped answering', () => {
       if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
       await locked.release().catch(() => {});
     }
+  });
+});
+
+/** Sessions of `application` on the test database waiting on a lock. */
+async function waitingSessions(application: string): Promise<number> {
+  const [{ n }] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'`,
+    [db.name, application],
+  );
+  return n;
+}
+
+describe('upkeep behind a lock', () => {
+  let server: TestServer;
+  after(() => server?.stop());
+
+  test('a /healthz ping stuck behind a lock says the database is down, is cancelled at its timeout, and takes none of the requests\' connections', async () => {
+    server = await startServer({ databaseUrl: db.url, env: { DB_POOL_SIZE: '1', HEALTH_CACHE_MS: '0' } });
+    assert.equal((await server.getJson('/healthz', { token: null })).status, 200);
+    const locked = await lock('users');
+    try {
+      // A load balancer's polls, one after another.
+      for (let i = 0; i < 4; i++) assert.equal((await server.getJson('/healthz', { token: null })).status, 503);
+      assert.equal(await waitingSessions('healthd'), 0, 'no ping waits on a connection of the requests');
+      const samples = await server.getJson(`/v1/samples?type=HKQuantityTypeIdentifierStepCount&start=${T0}&end=${T0 + DAY}`);
+      assert.equal(samples.status, 200);
+      // The last ping, cancelled by its own statement timeout rather than after the query time limit.
+      await waitFor('no ping waiting on the lock', async () => (await waitingSessions('healthd-probe')) === 0 || undefined, 5_000);
+    } finally {
+      await locked.release();
+    }
+    assert.equal((await server.getJson('/healthz', { token: null })).status, 200);
+  });
+
+  test('the issued tokens\' re-read (every 2 s) runs once at a time while their table is locked, and requests are served', async () => {
+    await server.stop();
+    // One connection for the re-read waiting on the lock, one for the requests.
+    server = await startServer({ databaseUrl: db.url, env: { DB_POOL_SIZE: '2' } });
+    const locked = await lock('access_tokens');
+    let most = 0;
+    try {
+      // Three re-read intervals and more.
+      for (let i = 0; i < 14; i++) {
+        most = Math.max(most, await waitingSessions('healthd'));
+        await sleep(500);
+      }
+      assert.equal((await server.getJson('/v1/profile')).status, 200);
+    } finally {
+      await locked.release();
+    }
+    assert.equal(most, 1, 'one re-read waiting on the lock, never more');
   });
 });

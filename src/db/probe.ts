@@ -6,6 +6,13 @@
 // restart.
 import type pg from 'pg';
 
+/**
+ * How long a ping may take: past it the database counts as down. The probe's
+ * sessions carry it as their statement timeout too, so a ping stuck behind a
+ * lock is cancelled then rather than holding its connection.
+ */
+export const PING_TIMEOUT_MS = 1_500;
+
 export class DatabaseProbe {
   private status: { db: boolean; at: number } | null = null;
   private pending: Promise<boolean> | null = null;
@@ -13,7 +20,7 @@ export class DatabaseProbe {
   constructor(
     private readonly pool: pg.Pool,
     private readonly cacheMs: number,
-    private readonly pingTimeoutMs = 1_500,
+    private readonly pingTimeoutMs = PING_TIMEOUT_MS,
   ) {}
 
   /** The status of the current cache window, or undefined when it has none yet. */

@@ -22,6 +22,7 @@ import {
   upsertStagedAggregates,
   type ProfileSnapshot,
 } from '../db/writes/ingest.js';
+import { CLIENT_TIMEOUT_MARGIN_MS } from '../db/pool.js';
 import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { compactSampleCounts, compactUploadTotals } from '../db/writes/sample-counts.js';
 import { typeInfo } from '../core/registry.js';
@@ -68,6 +69,8 @@ export interface BatchStore {
   names: NameIds;
   /** The zone stored days are cut in (settings.time_zone). */
   timeZone: string;
+  /** A batch's database time at most (INGEST.batchTimeoutMs when absent). */
+  timeLimitMs?: number;
 }
 
 export interface BatchRequest {
@@ -444,6 +447,24 @@ function asAnswer(error: unknown, userId: string): ApiError {
   return code === QUERY_CANCELED ? ingestErrors.timeout() : ingestErrors.unavailable();
 }
 
+/**
+ * The server bounds a batch's statements and its idle time in the
+ * transaction (the writer pool's session settings), but a server that
+ * stopped answering (frozen, or cut off by the network) enforces nothing:
+ * past the bound and a margin the session's socket is closed, which fails
+ * what waits on it (the batch is answered 503, nothing stored, and the
+ * phone sends it again) and drops the session.
+ */
+function cutOffAfter(client: pg.PoolClient, ms: number, userId: string): NodeJS.Timeout {
+  const timer = setTimeout(() => {
+    log.warn('batch past its time bound with no answer from the database: its session closed', { userId });
+    // pg's own connect timeout closes a silent connection the same way (pg-pool's newClient).
+    (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+  }, ms);
+  timer.unref();
+  return timer;
+}
+
 /** Stores one batch; resolves with its counts once committed, or throws the ApiError to answer. */
 export async function storeBatch(store: BatchStore, request: BatchRequest): Promise<BatchCounts> {
   const { userId } = request;
@@ -451,6 +472,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
   let client: pg.PoolClient | null = null;
   let writer: BatchWriter | null = null;
   let began = false;
+  let deadline: NodeJS.Timeout | undefined;
   try {
     const first = await lines.next();
     if (first === null) throw ingestErrors.badRequest('the body is empty; a batch starts with its header line');
@@ -461,6 +483,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     // A database session only once the lines come: an upload that stalls after its header holds none.
     await lines.arrived();
     client = await store.pool.connect();
+    deadline = cutOffAfter(client, (store.timeLimitMs ?? INGEST.batchTimeoutMs) + CLIENT_TIMEOUT_MARGIN_MS, userId);
     let session = prepared.get(client);
     if (!session) {
       await client.query(CREATE_STAGING_SQL);
@@ -497,6 +520,7 @@ export async function storeBatch(store: BatchStore, request: BatchRequest): Prom
     }
     throw asAnswer(error, userId);
   } finally {
+    clearTimeout(deadline);
     // A session whose rollback failed may be broken: release(true) drops it.
     client?.release(began ? true : undefined);
     await lines.runs.return?.(undefined);

@@ -35,6 +35,8 @@ export class TokenStore {
   /** When the tokens were last read (performance.now()). */
   private readAt = -Infinity;
   private timer: NodeJS.Timeout | null = null;
+  /** A re-read under way: the next waits for it to end rather than taking another connection (a lock on the tokens would pile them up). */
+  private reading: Promise<void> | null = null;
   private readonly listeners: Array<() => void> = [];
   private readonly readers: Array<() => void> = [];
 
@@ -44,7 +46,10 @@ export class TokenStore {
   async start(): Promise<void> {
     await this.refresh();
     this.timer = setInterval(() => {
-      this.refresh().catch((error) => log.warn('could not re-read issued tokens', describeError(error)));
+      if (this.reading) return;
+      this.reading = this.refresh()
+        .catch((error) => log.warn('could not re-read issued tokens', describeError(error)))
+        .finally(() => (this.reading = null));
     }, TOKEN_REFRESH_MS);
     this.timer.unref();
   }
