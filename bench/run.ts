@@ -10,8 +10,10 @@
 // `node dist/bench/run.js <route name fragment …>` measures only the matching
 // routes against their baselines and prints the table instead (no scaling, no
 // export, RESULTS.md untouched): a quick check of one change. With
-// BENCH_SCALING=1 it also runs them on 2 processes (the scaling table). A fragment
-// ending in `$` is a whole name (`"/v1/workouts/{uuid}$"`, not its series).
+// BENCH_SCALING=1 it also runs them on 2 processes (the scaling table); with
+// BENCH_CONNECTIONS=n, at n connections (and n bare-pool loops) instead of 10
+// (a full run stays at 10: its tables say so). A fragment ending in `$` is a
+// whole name (`"/v1/workouts/{uuid}$"`, not its series).
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -32,7 +34,8 @@ import { BENCH_TOKEN, startFastify, startHealthd, startHello, type Baseline, typ
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const CONNECTIONS = 10;
+/** Connections of every figure but the sweep's; BENCH_CONNECTIONS only for named routes (main refuses it in a full run). */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const POOL_SIZE = 10;
 const WORKER_THREADS = 2;
 const SWEEP_CONNECTIONS = [100, 1000];
@@ -76,6 +79,8 @@ const sameJson = (a: unknown, b: unknown) => isDeepStrictEqual(withoutClock(a), 
 
 async function main(): Promise<void> {
   const loadBefore = loadavg();
+  if (process.argv.length <= 2 && CONNECTIONS !== 10) throw new Error('BENCH_CONNECTIONS is for runs of named routes: a full run writes RESULTS.md at 10 connections');
+  if (!Number.isInteger(CONNECTIONS) || CONNECTIONS < 1) throw new Error(`BENCH_CONNECTIONS must be a whole number of 1 or more, not ${process.env.BENCH_CONNECTIONS}`);
   log(`bench: ${RUNS} runs × ${SECONDS} s per figure, ${CONNECTIONS} connections`);
   const dataset = await openDataset(DATA_DIR, DATASET, log);
   const registered = new Set(allRoutes().map((r) => r.path));

@@ -79,6 +79,18 @@ test('catalog cache: bounded number of users', async () => {
   assert.equal(cache.computations, 11, 'old users were evicted');
 });
 
+test('catalog cache: a user read again becomes the newest, so the least recently read goes first', async () => {
+  const cache = new CatalogCache<number>({ freshMs: 1e9, staleMs: 0, maxUsers: 3, compute: async () => 1, onRefreshError: () => {} });
+  for (const user of ['a', 'b', 'c', 'a', 'a', 'c', 'c']) await cache.get(user); // a and c read again; b least recently
+  assert.equal(cache.computations, 3);
+  await cache.get('d'); // evicts b
+  await cache.get('a');
+  await cache.get('c');
+  assert.equal(cache.computations, 4, 'a and c, read again, stayed');
+  await cache.get('b');
+  assert.equal(cache.computations, 5, 'b, read least recently, was evicted');
+});
+
 test('a client address is written one way whoever read it: uWS full IPv6, node compressed, IPv4', () => {
   assert.equal(canonicalAddress('0000:0000:0000:0000:0000:ffff:7f00:0001'), '127.0.0.1');
   assert.equal(canonicalAddress('0000:0000:0000:0000:0000:ffff:c0a8:0a0b'), '192.168.10.11');

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DEFAULT_USER, startServer, type TestServer } from './support/server.js';
+import { WorkoutDetail } from '../src/schemas/resources.js';
 
 const OTHER_USER = '00000000-0000-4000-8000-000000000002';
 const BULK_USER = '00000000-0000-4000-8000-000000000003';
@@ -221,6 +222,8 @@ describe('GET /v1/workouts/{uuid}', () => {
       events: W1_EVENTS,
       activities: [], // stored as NULL
     });
+    // The answer's bytes: its members in WorkoutDetail's order (deepEqual above does not compare order).
+    assert.deepEqual(Object.keys(body), Object.keys(WorkoutDetail.properties));
   });
 
   test('null statistics, events and activities read as {} and []', async () => {

@@ -19,6 +19,8 @@ interface Entry<T> {
 
 export class CatalogCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  /** The key set last (the Map's last), or null. */
+  private newest: string | null = null;
   /** How many computations ran; the tests read it to prove single-flight refreshes. */
   computations = 0;
 
@@ -46,13 +48,18 @@ export class CatalogCache<T> {
   async get(userId: string, now = Date.now()): Promise<T> {
     let entry = this.entries.get(userId);
     if (entry) {
-      this.entries.delete(userId); // re-insert: Map order is recency order
-      this.entries.set(userId, entry);
+      // Re-insert (Map order is recency order), unless it is the newest already: a delete
+      // that empties the Map shrinks its table, and the set grows it again, every request.
+      if (this.newest !== userId) {
+        this.entries.delete(userId);
+        this.entries.set(userId, entry);
+      }
     } else {
       entry = { value: undefined, computedAt: 0, refreshing: null };
       this.entries.set(userId, entry);
       while (this.entries.size > this.options.maxUsers) this.entries.delete(this.entries.keys().next().value!);
     }
+    this.newest = userId;
     if (entry.value === undefined) return this.refresh(userId, entry);
     const age = now - entry.computedAt;
     if (age < this.options.freshMs) return entry.value;

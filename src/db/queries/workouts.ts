@@ -171,7 +171,7 @@ interface DetailKey {
 
 const workoutDetails = foldedRead<DetailKey, DetailRow | undefined>(async (db, keys) => {
   const { rows } = await db.query<DetailRow & { owner: string }>(WORKOUT_DETAILS([keys.map((k) => k.userId), keys.map((k) => k.uuid)]));
-  const found = new Map(rows.map(({ owner, ...row }) => [`${owner} ${row.uuid}`, row]));
+  const found = new Map<string, DetailRow>(rows.map((row) => [`${row.owner} ${row.uuid}`, row]));
   return keys.map((k) => found.get(`${k.userId} ${k.uuid}`));
 });
 
@@ -179,10 +179,14 @@ const workoutDetails = foldedRead<DetailKey, DetailRow | undefined>(async (db, k
 export async function findWorkout(db: Db, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
   const row = await workoutDetails(db, `${userId} ${uuid}`, { userId, uuid });
   if (row === undefined) return undefined;
+  const [availableMetrics] = await typeLists(db, [row.availableMetrics]);
+  // Each member named, in WorkoutDetail's order: rest and spread copies take V8's slow path every request (bench/RESULTS.md, 2026-12-07).
   // A jsonb null arrives as null too; absent detail reads as empty.
-  const { statistics, events, activities, availableMetrics, ...summary } = row;
-  const [metrics] = await typeLists(db, [availableMetrics]);
-  return { ...summary, availableMetrics: metrics, statisticsDetail: statistics ?? {}, events: events ?? [], activities: activities ?? [] };
+  return {
+    uuid: row.uuid, activityType: row.activityType, start: row.start, end: row.end, durationS: row.durationS, distanceM: row.distanceM,
+    energyKcal: row.energyKcal, hasRoute: row.hasRoute, availableMetrics,
+    statisticsDetail: row.statistics ?? {}, events: row.events ?? [], activities: row.activities ?? [],
+  };
 }
 
 export interface WorkoutBounds {
