@@ -14,13 +14,16 @@
 // It prints, per route: the machine's CPU a request by process (healthd,
 // PostgreSQL, the load generator, idle); healthd's split by thread (main, the
 // rest: V8's garbage-collector helpers, libuv, workers) and its kernel part;
-// and the symbols the main thread spent most of its own time in. For what
-// runs inside what, open the data with `perf report -i … --children` (the
-// call graphs are there, unwound by frame pointers: roughly, in this VM).
+// the symbols the main thread spent most of its own time in; and V8's slow
+// paths on it, by the JavaScript that called them (SLOW_PATH). µs a request:
+// the window's samples over its requests (req/s of the load × the window).
+// For what runs inside what, open the data with `perf report -i … --children`
+// (the call graphs are there, unwound by frame pointers: roughly, in this VM).
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpus } from 'node:os';
 import { promisify } from 'node:util';
 import { closeChildren } from './lib/child.js';
 import { DATASET, openDataset } from './lib/dataset.js';
@@ -31,6 +34,8 @@ import { BENCH_TOKEN, startHealthd } from './lib/systems.js';
 const run = promisify(execFile);
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 4);
 const HZ = 1999;
+/** perf samples every core: the machine's time is the window times these. */
+const CORES = cpus().length;
 const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/data/machine-profiles', import.meta.url));
 
@@ -74,17 +79,16 @@ async function slowPaths(file: string, tid: number): Promise<{ total: number; to
 
 interface Row {
   share: number;
-  self?: number;
   key: string;
 }
 
-/** perf report's table as rows (`--stdio -g none`): the first share, and the key (everything after the shares). */
+/** perf report's table as rows (`--stdio -g none`): the first share (the own time with --no-children), and the key (everything after the shares). */
 async function report(file: string, args: string[]): Promise<Row[]> {
   const { stdout } = await run('perf', ['report', '-i', file, '--stdio', '-g', 'none', ...args], { maxBuffer: 256 * 1024 * 1024 });
   const rows: Row[] = [];
   for (const line of stdout.split('\n')) {
     const match = /^\s+([\d.]+)%\s+(?:([\d.]+)%\s+)?(.+?)\s*$/.exec(line);
-    if (match) rows.push({ share: Number(match[1]) / 100, self: match[2] === undefined ? undefined : Number(match[2]) / 100, key: match[3] });
+    if (match) rows.push({ share: Number(match[1]) / 100, key: match[3] });
   }
   return rows;
 }
@@ -133,7 +137,7 @@ async function main(): Promise<void> {
         for (const tid of await threadsOf(pid)) threads.add(tid);
 
         const requests = measured.rps * SECONDS;
-        const machineUs = 2 * SECONDS * 1e6; // both cores' time over the window, µs
+        const machineUs = CORES * SECONDS * 1e6; // every core's time over the window, µs
         const perRequest = (share: number) => (share * machineUs) / requests;
         const us = (share: number) => perRequest(share).toFixed(1);
 
@@ -158,11 +162,11 @@ async function main(): Promise<void> {
           .slice(0, TOP_SYMBOLS)
           .map((row) => ({ ...row, key: row.key.replace(/^\d+:\S+\s+/, '') }));
         const slow = await slowPaths(file, pid);
-        // A main-thread sample's share of the machine: one of all the samples perf took on both cores.
-        const sampleShare = 1 / (HZ * SECONDS * 2);
+        // A main-thread sample's share of the machine: one of all the samples perf took on every core.
+        const sampleShare = 1 / (HZ * SECONDS * CORES);
 
         const lines = [
-          `### ${route.name} — ${Math.round(measured.rps)} req/s while sampled (${SECONDS} s at ${HZ} Hz, both cores)`,
+          `### ${route.name} — ${Math.round(measured.rps)} req/s while sampled (${SECONDS} s at ${HZ} Hz, ${CORES} cores)`,
           '',
           '| where | µs a request | share of the machine |',
           '|---|---:|---:|',
