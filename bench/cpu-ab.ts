@@ -7,41 +7,34 @@
 // medians, req/s and the server's CPU µs a request (every thread, as the
 // bench's tables count it). Finer than `dist/bench/run.js` for a change of a
 // few µs: no baselines between the runs, longer runs, the CPU figure whole.
-import { fileURLToPath } from 'node:url';
 import { closeChildren } from './lib/child.js';
-import { DATASET, openDataset } from './lib/dataset.js';
 import { httpLoad } from './lib/http-load.js';
 import { median } from './lib/measure.js';
-import { benchRoutes, nameMatches, ordinaryWorkout, type BenchContext } from './lib/routes.js';
-import { BENCH_TOKEN, startHealthd } from './lib/systems.js';
+import { openRouteTools } from './lib/route-tools.js';
+import { routeLoad } from './lib/routes.js';
+import { startHealthd } from './lib/systems.js';
 
 const SECONDS = Number(process.env.CPU_AB_SECONDS ?? 5);
-const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
 
 async function main(): Promise<void> {
   const [other, fragment, pairsArg] = process.argv.slice(2);
   if (!other || !fragment) throw new Error('usage: node dist/bench/cpu-ab.js <other dist/src/main.js> <route name fragment> [pairs]');
   const pairs = Number(pairsArg ?? 4);
-  const dataset = await openDataset(DATA_DIR, DATASET, (line) => process.stderr.write(line + '\n'));
-  const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
-  const settings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: 10, workerThreads: 2 };
+  const { dataset, settings, routes } = await openRouteTools();
   const own = process.env.BENCH_HEALTHD_MAIN;
   const use = (main: string | undefined) => {
     if (main === undefined) delete process.env.BENCH_HEALTHD_MAIN;
     else process.env.BENCH_HEALTHD_MAIN = main;
   };
   try {
-    const finder = await startHealthd(settings, 1);
-    ctx.detailWorkoutUuid = await ordinaryWorkout(finder.baseUrl, ctx.longRideUuid).finally(() => finder.stop());
-    const route = benchRoutes(ctx).find((r) => nameMatches(r.name, fragment));
+    const [route] = routes([fragment]);
     if (!route) throw new Error(`no bench route matches ${fragment}`);
     const runs: Record<'this' | 'other', Array<{ rps: number; us: number }>> = { this: [], other: [] };
     for (let i = 0; i < pairs; i++) {
       for (const build of ['this', 'other'] as const) {
         use(build === 'this' ? own : other);
         const healthd = await startHealthd(settings, 1);
-        const headers: Record<string, string> = route.auth === 'none' ? {} : { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
-        const job = { url: healthd.baseUrl + route.path, connections: 10, headers, expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong' };
+        const job = routeLoad(healthd.baseUrl, route, 10);
         await httpLoad({ ...job, seconds: 1 });
         const measured = await httpLoad({ ...job, seconds: SECONDS, serverPids: healthd.processes.map((p) => p.pid) });
         await healthd.stop();

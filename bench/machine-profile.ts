@@ -26,17 +26,16 @@ import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
 import { promisify } from 'node:util';
 import { closeChildren } from './lib/child.js';
-import { DATASET, openDataset } from './lib/dataset.js';
 import { httpLoad } from './lib/http-load.js';
-import { benchRoutes, nameMatches, ordinaryWorkout, type BenchContext } from './lib/routes.js';
-import { BENCH_TOKEN, startHealthd } from './lib/systems.js';
+import { openRouteTools } from './lib/route-tools.js';
+import { routeLoad } from './lib/routes.js';
+import { startHealthd } from './lib/systems.js';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 4);
 const HZ = 1999;
 /** perf samples every core: the machine's time is the window times these. */
 const CORES = cpus().length;
-const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/data/machine-profiles', import.meta.url));
 
 /** How many of the main thread's symbols to list, by their own time; how many of its slow paths. */
@@ -105,16 +104,10 @@ async function main(): Promise<void> {
   } catch {
     throw new Error('Linux perf is needed (Debian: apt-get install linux-perf)');
   }
-  const fragments = process.argv.slice(2);
-  const dataset = await openDataset(DATA_DIR, DATASET, (line) => process.stderr.write(line + '\n'));
-  const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
-  const settings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: 10, workerThreads: 2 };
   await mkdir(OUT_DIR, { recursive: true });
+  const { dataset, settings, routes } = await openRouteTools();
   try {
-    const finder = await startHealthd(settings, 1);
-    ctx.detailWorkoutUuid = await ordinaryWorkout(finder.baseUrl, ctx.longRideUuid).finally(() => finder.stop());
-    const routes = benchRoutes(ctx).filter((r) => fragments.length === 0 || fragments.some((f) => nameMatches(r.name, f)));
-    for (const route of routes) {
+    for (const route of routes(process.argv.slice(2))) {
       // A server of its own a route: perf names compiled JavaScript from the process's map file, where code
       // that was collected leaves its name behind for whatever is compiled at its address next.
       const healthd = await startHealthd(settings, 1, ['--perf-basic-prof-only-functions']);
@@ -122,8 +115,7 @@ async function main(): Promise<void> {
       try {
         const file = join(OUT_DIR, `${route.route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}${route.auth === 'wrong' ? '-401' : ''}.data`);
         await rm(file, { force: true });
-        const headers: Record<string, string> = route.auth === 'none' ? {} : { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
-        const job = { url: healthd.baseUrl + route.path, connections: 10, headers, expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong' };
+        const job = routeLoad(healthd.baseUrl, route, 10);
         await httpLoad({ ...job, seconds: 1 });
         const load = httpLoad({ ...job, seconds: SECONDS + 2 });
         await new Promise((resolve) => setTimeout(resolve, 1000));

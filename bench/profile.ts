@@ -10,32 +10,24 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeChildren } from './lib/child.js';
 import { summarizeProfile } from './lib/cpu-profile.js';
-import { DATASET, openDataset } from './lib/dataset.js';
 import { httpLoad } from './lib/http-load.js';
-import { benchRoutes, nameMatches, ordinaryWorkout, type BenchContext } from './lib/routes.js';
-import { BENCH_TOKEN, startHealthd } from './lib/systems.js';
+import { openRouteTools } from './lib/route-tools.js';
+import { routeLoad } from './lib/routes.js';
+import { startHealthd } from './lib/systems.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
-const DATA_DIR = fileURLToPath(new URL('../../bench/data/demo', import.meta.url));
 const PROFILE_DIR = fileURLToPath(new URL('../../bench/data/profiles', import.meta.url));
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 async function main(): Promise<void> {
-  const fragments = process.argv.slice(2);
-  const dataset = await openDataset(DATA_DIR, DATASET, (line) => process.stderr.write(line + '\n'));
-  const ctx: BenchContext = { userId: dataset.userIds[0], endDay: dataset.endDay, timeZone: DATASET.timeZone, longRideUuid: dataset.longRideUuid };
-  const settings = { databaseUrl: dataset.db.adminUrl, userId: ctx.userId, timeZone: ctx.timeZone, poolSize: 10, workerThreads: 2 };
+  const { dataset, settings, routes } = await openRouteTools();
   try {
-    const finder = await startHealthd(settings, 1);
-    ctx.detailWorkoutUuid = await ordinaryWorkout(finder.baseUrl, ctx.longRideUuid).finally(() => finder.stop());
-    const routes = benchRoutes(ctx).filter((r) => fragments.length === 0 || fragments.some((f) => nameMatches(r.name, f)));
-    for (const route of routes) {
+    for (const route of routes(process.argv.slice(2))) {
       const dir = join(PROFILE_DIR, route.route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') + (route.auth === 'wrong' ? '-401' : ''));
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir, { recursive: true });
       const healthd = await startHealthd(settings, 1, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-      const headers: Record<string, string> = route.auth === 'none' ? {} : { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
-      const job = { url: healthd.baseUrl + route.path, connections: 10, headers, expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong' };
+      const job = routeLoad(healthd.baseUrl, route, 10);
       await httpLoad({ ...job, seconds: 1 });
       const measured = await httpLoad({ ...job, seconds: SECONDS });
       await healthd.stop();

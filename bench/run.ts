@@ -29,8 +29,8 @@ import { postmasterPid } from './lib/cpu.js';
 import { exportSection } from './lib/export-section.js';
 import { renderRoutes, writeSection, type RouteResult, type ScalingRow, type SweepRow } from './lib/report.js';
 import { bareBaselines } from './lib/bare-sql.js';
-import { benchRoutes, nameMatches, ordinaryWorkout, type BenchContext, type BenchRoute } from './lib/routes.js';
-import { BENCH_TOKEN, startFastify, startHealthd, startHello, type Baseline, type Healthd, type SystemSettings } from './lib/systems.js';
+import { benchRoutes, nameMatches, ordinaryWorkout, routeHeaders, routeLoad, type BenchContext, type BenchRoute } from './lib/routes.js';
+import { startFastify, startHealthd, startHello, type Baseline, type Healthd, type SystemSettings } from './lib/systems.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -55,18 +55,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
-function headersFor(route: BenchRoute): Record<string, string> {
-  if (route.auth === 'none') return {};
-  return { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
-}
-
 function httpJob(baseUrl: string, route: BenchRoute, connections: number, seconds = SECONDS, serverPids?: number[], postmasterPid?: number) {
-  return { url: baseUrl + route.path, connections, seconds, headers: headersFor(route), expectStatus: route.expectStatus, uniqueForwardedFor: route.auth === 'wrong', serverPids, postmasterPid };
+  return { ...routeLoad(baseUrl, route, connections), seconds, serverPids, postmasterPid };
 }
 
 /** One request, checked: the status the bench expects, and the parsed body. */
 async function probe(baseUrl: string, route: BenchRoute): Promise<unknown> {
-  const response = await fetch(baseUrl + route.path, { headers: headersFor(route) });
+  const response = await fetch(baseUrl + route.path, { headers: routeHeaders(route) });
   const text = await response.text();
   if (response.status !== route.expectStatus) throw new Error(`${route.name}: expected ${route.expectStatus}, got ${response.status} ${text.slice(0, 200)}`);
   return JSON.parse(text);

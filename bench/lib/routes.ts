@@ -97,6 +97,21 @@ export function benchRoutes(ctx: BenchContext): BenchRoute[] {
   ];
 }
 
+/** A route's headers as the bench sends them: the bench's token, a wrong one (the 401 row), or none. */
+export function routeHeaders(route: BenchRoute): Record<string, string> {
+  if (route.auth === 'none') return {};
+  return { authorization: `Bearer ${route.auth === 'token' ? BENCH_TOKEN : 'not-the-token-0000000000'}` };
+}
+
+/** A load on `route` of the server at `baseUrl` (an HttpLoadJob but for its length), each 401 request from an address of its own. */
+export const routeLoad = (baseUrl: string, route: BenchRoute, connections: number) => ({
+  url: baseUrl + route.path,
+  connections,
+  headers: routeHeaders(route),
+  expectStatus: route.expectStatus,
+  uniqueForwardedFor: route.auth === 'wrong',
+});
+
 /** A workout of the bench user other than the long ride, for /v1/workouts/{uuid}, asked of healthd at `baseUrl`. */
 export async function ordinaryWorkout(baseUrl: string, longRideUuid: string): Promise<string | undefined> {
   const response = await fetch(`${baseUrl}/v1/workouts?limit=5`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
