@@ -40,7 +40,13 @@ test('waits a little', async () => { await new Promise((r) => setTimeout(r, 1000
     const lines = output.trimEnd().split('\n');
     assert.equal(lines.at(-1), 'healthd: 4 passed, 1 failed');
     assert.match(output, /── healthd test summary ──\n5 tests in 3 files: 4 passed, 1 failed, 0 skipped, 0 cancelled; [\d.]+ s\n/);
-    assert.match(output, /slowest files: calm [\d.]+ s, (broken|noisy) [\d.]+ s, (broken|noisy) [\d.]+ s\n/);
+    // The three files, longest first; calm waits 1 s (which of them is slowest is the machine's to say: starting a file can take longer).
+    const slowest = /slowest files: (\w+) ([\d.]+) s, (\w+) ([\d.]+) s, (\w+) ([\d.]+) s\n/.exec(output);
+    assert.ok(slowest, output);
+    const files = [1, 3, 5].map((i) => ({ name: slowest[i], seconds: Number(slowest[i + 1]) }));
+    assert.deepEqual(files.map((f) => f.name).sort(), ['broken', 'calm', 'noisy']);
+    assert.deepEqual(files.map((f) => f.seconds), files.map((f) => f.seconds).sort((a, b) => b - a), 'longest first');
+    assert.ok(files.find((f) => f.name === 'calm')!.seconds >= 1, 'calm took its 1 s wait');
     assert.match(output, /errors provoked on purpose: 1 log line labelled "provoked on purpose" \(calm 1\); they are expected\n/);
     assert.match(output, /other stderr output \(lines per file\): noisy 1\n/);
     assert.match(output, /failed:\n {2}✗ broken: adds up — 1 \+ 1 is not 3\n/);
