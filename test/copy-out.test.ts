@@ -1,7 +1,7 @@
 // Reading a COPY's data off the connection (src/db/copy-out.ts): the frames
-// stripped on hand-built protocol bytes cut at every place, then CopyOutStream
-// on a real PostgreSQL — notices between the rows, an error in the middle,
-// and the connection answering the next query after each.
+// stripped on hand-built protocol bytes cut at every place, then copyOutWhole
+// and CopyOutStream on a real PostgreSQL — notices between the rows, an error
+// in the middle, and the connection answering the next query after each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyOutWhole, CopyDataFrames, CopyOutStream, recycleCopyData } from '../src/db/copy-out.js';
@@ -89,6 +89,28 @@ test('copyOutWhole: a buffer handed back is filled by a later COPY that fits in 
   const larger = await copy(3000, 120_000);
   assert.notEqual(larger.buffer, first.buffer, 'a COPY expecting more than it holds gets a buffer of its own');
   assert.equal(larger.toString('latin1'), text(3000));
+});
+
+test('copyOutWhole: all of the rows, notices between them dropped, and the connection answers the next query', async () => {
+  const notices: string[] = [];
+  const listener = (notice: { message?: string }) => notices.push(notice.message ?? '');
+  own.client.on('notice', listener);
+  try {
+    const data = await copyOutWhole(own.client, 'COPY (SELECT noisy(g) FROM generate_series(1, 20000) g) TO STDOUT', 1024);
+    assert.equal(data.toString('latin1'), Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join(''));
+    assert.deepEqual(notices, [], 'the notices inside the COPY are not pg’s to see');
+  } finally {
+    own.client.removeListener('notice', listener);
+  }
+  assert.equal((await own.client.query('SELECT 5 AS five')).rows[0].five, 5);
+});
+
+test('copyOutWhole: an error in the middle rejects with PostgreSQL’s error; the connection answers the next query', async () => {
+  await assert.rejects(
+    copyOutWhole(own.client, 'COPY (SELECT 1 / (g - 15000) FROM generate_series(1, 20000) g) TO STDOUT', 1024),
+    (error: Error & { code?: string }) => error.code === '22012',
+  );
+  assert.equal((await own.client.query('SELECT 6 AS six')).rows[0].six, 6);
 });
 
 test('CopyOutStream: all of the rows, notices between them dropped, and the connection answers the next query', async () => {

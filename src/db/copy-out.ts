@@ -1,27 +1,29 @@
-// Reading a `COPY … TO STDOUT`, two ways. A page of samples, whose size is
-// bounded, is read whole (copyOutWhole): PostgreSQL sends each row as a
-// CopyData message, which pg's own parser frames; the query only keeps the
-// bytes. The samples export and the importer's read-back, whose sizes are
-// not bounded, stream it (CopyOutStream): the stream takes the connection's
-// socket over for the length of the COPY, as pg-copy-streams does, so that a
-// slow reader leaves the COPY waiting on the socket; but it strips the frames
-// in place in each socket read (CopyDataFrames) instead of slicing each
-// message out, an object or two a row. On the export bench's 2.68 M rows,
-// read into the CSV export's lines, that took 1.63–1.91 s of CPU against
+// Reading a `COPY … TO STDOUT`, two ways, both taking the connection's
+// socket over for the length of the COPY (CopySocket), as pg-copy-streams
+// does, and stripping the frames in place in each socket read
+// (CopyDataFrames) instead of slicing each message out, an object or two a
+// row. A page of samples or of sleep, whose size is bounded, is read whole
+// into one buffer (copyOutWhole): PostgreSQL sends each row as a CopyData
+// message, and pg's own parser framing the 1000 messages of a page cost the
+// main thread more than the rest of reading it (bench/RESULTS.md,
+// 2026-12-07). The samples export and the importer's read-back, whose sizes
+// are not bounded, stream it (CopyOutStream), so that a slow reader leaves
+// the COPY waiting on the socket. On the export bench's 2.68 M rows, read
+// into the CSV export's lines, that took 1.63–1.91 s of CPU against
 // 1.80–2.10 s through pg-copy-streams, with 8–31 collections of the young
 // generation against 26–107 (bench/RESULTS.md, the 2026-11-25 03:45 section).
 import type pg from 'pg';
 import { Readable, type Duplex } from 'node:stream';
 
-/** What pg hands a query of a CopyData message: its data (a view of pg's read buffer, valid only during the call). */
-interface CopyDataMessage {
-  chunk: Buffer;
-}
-
+/**
+ * A COPY read whole into one buffer: the connection's socket taken over for
+ * the COPY's length (CopySocket), each socket read's CopyData appended.
+ */
 class WholeCopyOut implements pg.Submittable {
   private data: Buffer;
   private size = 0;
   private settled = false;
+  private readonly socket = new CopySocket((chunk, length) => this.append(chunk, length), () => {});
   /** Set by pg's client (or before submitting); called once, with the bytes or the error. */
   callback?: (error: Error | null, data?: Buffer) => void;
 
@@ -33,27 +35,28 @@ class WholeCopyOut implements pg.Submittable {
   }
 
   submit(connection: pg.Connection): void {
-    (connection as unknown as { query(text: string): void }).query(this.text);
+    this.socket.take(connection, this.text, false);
   }
 
-  handleCopyData(message: CopyDataMessage): void {
-    const chunk = message.chunk;
-    if (this.size + chunk.length > this.data.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.size + chunk.length));
+  /** A socket read's CopyData, the first `length` bytes of `chunk`. */
+  private append(chunk: Buffer, length: number): void {
+    if (this.size + length > this.data.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.size + length));
       this.data.copy(grown, 0, 0, this.size);
       this.data = grown;
     }
-    // TypedArray's set: a row's few dozen bytes at a time, Buffer's copy costs more in its checks than in copying.
-    this.data.set(chunk, this.size);
-    this.size += chunk.length;
+    this.data.set(length === chunk.length ? chunk : chunk.subarray(0, length), this.size);
+    this.size += length;
   }
 
   handleError(error: Error): void {
     this.settle(error);
   }
 
+  /** The query's end: after CopyDone, the bytes; after an error, already settled; anything else lost data. */
   handleReadyForQuery(): void {
-    this.settle(null, this.data.subarray(0, this.size));
+    if (this.socket.done) this.settle(null, this.data.subarray(0, this.size));
+    else this.settle(new Error('the COPY ended without its CopyDone'));
   }
 
   private settle(error: Error | null, data?: Buffer): void {
@@ -62,12 +65,13 @@ class WholeCopyOut implements pg.Submittable {
     this.callback?.(error, data);
   }
 
-  // A COPY answers with none of these; pg's client calls them on whatever query is active.
+  // The COPY's end is seen in its bytes (CopyDone); pg calls these on whatever query is active.
   handleCommandComplete(): void {}
   handleEmptyQuery(): void {}
   handleRowDescription(): void {}
   handleDataRow(): void {}
   handlePortalSuspended(): void {}
+  handleCopyData(): void {}
 }
 
 // Buffers of whole COPYs handed back (recycleCopyData), for the next ones to
@@ -136,6 +140,13 @@ export class CopyDataFrames {
     let out = 0;
     while (at < chunk.length) {
       if (this.left === 0) {
+        if (this.frameBytes === 0 && at + FRAME_BYTES <= chunk.length && chunk[at] === COPY_DATA) {
+          // The rule: a CopyData frame whole in this read, read where it is.
+          this.code = COPY_DATA;
+          this.left = ((chunk[at + 1] << 24) | (chunk[at + 2] << 16) | (chunk[at + 3] << 8) | chunk[at + 4]) - 4;
+          at += FRAME_BYTES;
+          continue;
+        }
         while (this.frameBytes < FRAME_BYTES && at < chunk.length) this.frame[this.frameBytes++] = chunk[at++];
         if (this.frameBytes < FRAME_BYTES) break;
         this.frameBytes = 0;
@@ -167,51 +178,62 @@ interface CopyConnection {
 }
 
 /**
- * The data of `COPY (…) TO STDOUT` as a Readable of byte chunks (frames
- * stripped, the format's own header and trailer kept; a chunk is a view of a
- * socket read). It reads the socket only while its reader takes what it read,
- * so a slow reader leaves the rest waiting on the socket. Ends at CopyDone;
- * fails with PostgreSQL's error (a cancel's too). Either way the messages
- * after go back to pg, which then answers the queries queued behind.
+ * pg's connection socket, taken over for a COPY's length: each socket read's
+ * frames stripped in place (CopyDataFrames) and its CopyData handed on; from
+ * the message that ends the COPY on, the socket and its bytes go back to pg's
+ * parser, which then answers the COPY's end (or error) to the query and the
+ * queries queued behind. Only the socket's pausing is the reader's.
  */
-export class CopyOutStream extends Readable implements pg.Submittable {
+class CopySocket {
   private readonly frames = new CopyDataFrames();
-  private socket: CopyConnection['stream'] | null = null;
+  private socket: Duplex | null = null;
   /** pg's own 'data' listener of the socket, put back at the end. */
   private pgListener: ((chunk: Buffer) => void) | null = null;
   private readonly onData = (chunk: Buffer) => this.forward(chunk);
 
-  constructor(private readonly text: string) {
-    super();
+  constructor(
+    /** A socket read's CopyData: the first `length` bytes of `chunk`, a view valid during the call. */
+    private readonly copyData: (chunk: Buffer, length: number) => void,
+    /** The COPY's messages are read; `done` says whether it ended in CopyDone. */
+    private readonly ended: () => void,
+  ) {}
+
+  /** Whether the COPY ended in CopyDone (not an error). */
+  get done(): boolean {
+    return this.frames.done;
   }
 
-  submit(connection: pg.Connection): void {
+  /** Sends `text` on the connection and reads its COPY; a `paused` socket reads once resumed. */
+  take(connection: pg.Connection, text: string, paused: boolean): void {
     const own = connection as unknown as CopyConnection;
     const socket = own.stream;
     const listeners = socket.listeners('data');
     if (listeners.length !== 1) throw new Error(`expected pg's one data listener on the socket, found ${listeners.length}`);
     this.pgListener = listeners[0] as (chunk: Buffer) => void;
     socket.removeListener('data', this.pgListener);
-    // Flowing, paused while the reader has enough: a 'data' event is one socket read. (Read in paused mode,
-    // read() joins whatever reads are buffered into one new buffer: a copy of most of the COPY.)
+    // Flowing: a 'data' event is one socket read. (Read in paused mode, read() joins whatever
+    // reads are buffered into one new buffer: a copy of most of the COPY.)
     socket.on('data', this.onData);
-    socket.pause();
+    if (paused) socket.pause();
     this.socket = socket;
-    own.query(this.text);
+    own.query(text);
   }
 
-  override _read(): void {
+  pause(): void {
+    this.socket?.pause();
+  }
+
+  resume(): void {
     this.socket?.resume();
   }
 
-  /** One socket read: its COPY data to the reader, the socket paused once the reader has enough. */
   private forward(chunk: Buffer): void {
     const length = this.frames.take(chunk);
-    if (length > 0 && !this.destroyed && !this.push(chunk.subarray(0, length))) this.socket?.pause();
+    if (length > 0) this.copyData(chunk, length);
     if (this.frames.rest) this.giveBack(this.frames.rest);
   }
 
-  /** The socket back to pg, with what was read of the messages after the COPY; ends the stream at a CopyDone. */
+  /** The socket back to pg, with what was read of the messages after the COPY. */
   private giveBack(rest: Buffer): void {
     const socket = this.socket!;
     const listener = this.pgListener!;
@@ -221,12 +243,43 @@ export class CopyOutStream extends Readable implements pg.Submittable {
     socket.on('data', listener);
     listener(rest);
     socket.resume();
-    if (this.frames.done) this.push(null);
+    this.ended();
+  }
+}
+
+/**
+ * The data of `COPY (…) TO STDOUT` as a Readable of byte chunks (frames
+ * stripped, the format's own header and trailer kept; a chunk is a view of a
+ * socket read). It reads the socket only while its reader takes what it read,
+ * so a slow reader leaves the rest waiting on the socket. Ends at CopyDone;
+ * fails with PostgreSQL's error (a cancel's too). Either way the messages
+ * after go back to pg, which then answers the queries queued behind.
+ */
+export class CopyOutStream extends Readable implements pg.Submittable {
+  private readonly socket = new CopySocket(
+    (chunk, length) => {
+      if (!this.destroyed && !this.push(chunk.subarray(0, length))) this.socket.pause();
+    },
+    () => {
+      if (this.socket.done) this.push(null);
+    },
+  );
+
+  constructor(private readonly text: string) {
+    super();
+  }
+
+  submit(connection: pg.Connection): void {
+    this.socket.take(connection, this.text, true);
+  }
+
+  override _read(): void {
+    this.socket.resume();
   }
 
   /** Destroyed by its reader before the COPY's end: the rest is read and dropped, so the connection comes back to pg. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.socket?.resume();
+    this.socket.resume();
     callback(error);
   }
 
@@ -236,7 +289,7 @@ export class CopyOutStream extends Readable implements pg.Submittable {
 
   /** The query's end: after CopyDone or the error, the stream has ended or failed; anything else lost data. */
   handleReadyForQuery(): void {
-    if (!this.frames.done && !this.destroyed) this.destroy(new Error('the COPY ended without its CopyDone'));
+    if (!this.socket.done && !this.destroyed) this.destroy(new Error('the COPY ended without its CopyDone'));
   }
 
   // The COPY's end is seen in its bytes (CopyDone); pg calls these on whatever query is active.
