@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { foldedRead } from '../src/db/fold.js';
+import { foldedRead, perResult } from '../src/db/fold.js';
 import { ClientGone, RequestDb } from '../src/db/pool.js';
 import { createTestDatabase, stopOwnCluster, type TestDatabase } from './support/db.js';
 import { DAY, person, seedCommon, seedPerson, T0, validPaths } from './support/faults.js';
@@ -128,4 +128,17 @@ test('one statement for the distinct inputs of a turn; none for requests whose c
   const timedOut = await Promise.allSettled([1, 2, 3].map((n) => slow(live, String(n), n)));
   for (const outcome of timedOut) assert.ok(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code === '57014', String(outcome.status));
   assert.equal(slowRuns, 1);
+});
+
+test('perResult: made once for the requests of a turn that got the same result, again for another turn\'s', async () => {
+  let made = 0;
+  const bodyOf = perResult((row: { v: string }) => `${row.v}#${++made}`);
+  const read = foldedRead<string, { v: string }>(async (client, inputs) => {
+    const { rows } = await client.query<{ v: string }>('SELECT upper(v) AS v FROM unnest($1::text[]) WITH ORDINALITY AS t (v, i) ORDER BY i', [inputs]);
+    return rows;
+  });
+  const live = new RequestDb(pool, () => false);
+  const bodies = await Promise.all(['a', 'a', 'b', 'a'].map(async (key) => bodyOf(await read(live, key, key))));
+  assert.deepEqual(bodies, ['A#1', 'A#1', 'B#2', 'A#1']);
+  assert.equal(bodyOf(await read(live, 'a', 'a')), 'A#3', 'a later turn reads again, and its body is made again');
 });

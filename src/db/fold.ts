@@ -131,6 +131,23 @@ export function foldedRead<I, R>(run: FoldedRun<I, R>): (db: Db, key: string, in
 }
 
 /**
+ * `make` of a folded read's result, made once for all the requests that got
+ * that result (equal inputs in one turn: the same object) and kept as long as
+ * the result is: the body they all answer, say, built once instead of once a
+ * request. Like the statement, not a cache: a later turn's result is another
+ * object.
+ */
+export function perResult<R extends object, T>(make: (result: R) => T): (result: R) => T {
+  const made = new WeakMap<R, T>();
+  return (result) => {
+    if (made.has(result)) return made.get(result) as T;
+    const value = make(result);
+    made.set(result, value);
+    return value;
+  };
+}
+
+/**
  * A statement that answers one row, folded: `sql`, whose parameters $1…$n are
  * of `types`, runs as a LATERAL subquery once for each request's parameters,
  * all in one statement, and each request gets its row. (Its text holds no `$`

@@ -5,7 +5,8 @@ import { jsonNumber } from '../core/json-text.js';
 import { daysSpanMs, localDayOf } from '../core/local-days.js';
 import { uuidAt } from '../core/uuid-text.js';
 import type { Db } from '../db/pool.js';
-import { stateOfMindColumns, stateOfMindRows } from '../db/queries/state-of-mind.js';
+import { perResult } from '../db/fold.js';
+import { stateOfMindColumns, stateOfMindRows, type StateOfMindColumns } from '../db/queries/state-of-mind.js';
 import type { StateOfMindEntryT } from '../schemas/resources.js';
 
 /** [start of the first local day [start, end) touches, start of the day after its last). */
@@ -29,7 +30,18 @@ export async function readStateOfMind(db: Db, userId: string, start: number, end
 /** The route's body, {"entries":[…]}: the bytes JSON.stringify({ entries: readStateOfMind(…) }) gives, built as text. */
 export async function stateOfMindBody(db: Db, userId: string, start: number, end: number, zone: string): Promise<string> {
   const span = daySpan(start, end, zone);
-  const { uuids, timestamps, valences, kinds, tails } = await stateOfMindColumns(db, userId, span.startMs, span.endMs);
+  const columns = await stateOfMindColumns(db, userId, span.startMs, span.endMs);
+  // Requests of a turn with the same user and range share the columns (perResult), and so their body, built once.
+  const byZone = bodiesOf(columns);
+  let body = byZone.get(zone);
+  if (body === undefined) byZone.set(zone, (body = bodyOf(columns, zone)));
+  return body;
+}
+
+/** The bodies built of a row's columns, by time zone. */
+const bodiesOf = perResult((_: StateOfMindColumns) => new Map<string, string>());
+
+function bodyOf({ uuids, timestamps, valences, kinds, tails }: StateOfMindColumns, zone: string): string {
   let body = '{"entries":[';
   for (let i = 0; i < timestamps.length; i++) {
     body +=

@@ -6,7 +6,7 @@ import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import { jsonNumber } from '../../core/json-text.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
-import { foldedRow } from '../fold.js';
+import { foldedRow, perResult } from '../fold.js';
 import type { ActivityDayT } from '../../schemas/resources.js';
 
 /** A move-time figure, which api.md gives in move-time mode only: null on a day in active-energy mode (1), whatever a writer stored. */
@@ -45,14 +45,8 @@ export async function activityDays(db: Db, userId: string, firstDay: string, las
   return rows;
 }
 
-/**
- * The answer's body, {"days":[…]}: the bytes JSON.stringify({ days:
- * activityDays(…) }) gives, built from one row of columns instead of a row
- * and an object per day. PostgreSQL writing each day's JSON itself cost it
- * twice the CPU of reading the rows (bench/RESULTS.md, issue 12).
- */
-export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
-  const row = await activityDaysColumns(db, [userId, firstDay, lastDay]);
+/** The body of a row of columns, built once for the requests of a turn that share the row (perResult). */
+const bodyOf = perResult((row: Record<string, string>): string => {
   const columns = RINGS.map(([, name]) => float8ArrayFromSql(row[name]));
   const dates = new DayReader(row.dates);
   const days = columns[0].length;
@@ -63,4 +57,15 @@ export async function activityDaysBody(db: Db, userId: string, firstDay: string,
     body += '}';
   }
   return body + ']}';
+});
+
+/**
+ * The answer's body, {"days":[…]}: the bytes JSON.stringify({ days:
+ * activityDays(…) }) gives, built from one row of columns instead of a row
+ * and an object per day. PostgreSQL writing each day's JSON itself cost it
+ * twice the CPU of reading the rows (bench/RESULTS.md, issue 12).
+ */
+export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
+  return bodyOf(await activityDaysColumns(db, [userId, firstDay, lastDay]));
 }
+

@@ -6,7 +6,7 @@
 // the export as objects.
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
-import { foldedRow } from '../fold.js';
+import { foldedRow, perResult } from '../fold.js';
 
 export interface StateOfMindRow {
   uuid: string;
@@ -74,8 +74,8 @@ const stateOfMindRow = foldedRow<string[]>(
   'array',
 );
 
-export async function stateOfMindColumns(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindColumns> {
-  const [uuids, timestamps, valences, kinds, tails] = await stateOfMindRow(db, [userId, fromMs, toMs]);
+/** A row's columns, read once for the requests of a turn that share the row (perResult): they get the same object. */
+const columnsOf = perResult(([uuids, timestamps, valences, kinds, tails]: string[]): StateOfMindColumns => {
   const none = uuids === '';
   return {
     uuids,
@@ -84,4 +84,9 @@ export async function stateOfMindColumns(db: Db, userId: string, fromMs: number,
     kinds: none ? [] : kinds.split(SEPARATOR),
     tails: none ? [] : tails.split(SEPARATOR),
   };
+});
+
+/** The entries' columns; requests of a turn with the same user and range get the same object, which no one may change. */
+export async function stateOfMindColumns(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindColumns> {
+  return columnsOf(await stateOfMindRow(db, [userId, fromMs, toMs]));
 }
