@@ -303,7 +303,7 @@ describe('bodies built from columns (or COPY bytes) are the bytes of JSON.string
     const zone = 'Europe/Berlin';
     for (const [start, end] of [[T0 - 86_400_000, T0 + 2 * 86_400_000], [T0, T0 + 1], [T0 + 40 * 86_400_000, T0 + 41 * 86_400_000]]) {
       const entries = await readStateOfMind(pool, USER, start, end, zone);
-      assert.equal(await stateOfMindBody(pool, USER, start, end, zone), JSON.stringify({ entries }), `${start}…${end}`);
+      assert.equal(wholeText(await stateOfMindBody(pool, USER, start, end, zone)), JSON.stringify({ entries }), `${start}…${end}`);
     }
     assert.equal((await readStateOfMind(pool, USER, T0 - 86_400_000, T0 + 2 * 86_400_000, zone)).length, 24);
   });
@@ -334,7 +334,7 @@ describe('bodies built from columns (or COPY bytes) are the bytes of JSON.string
   test('/v1/activity/summary: the body from columns is the bytes JSON.stringify writes of the rows as objects', async () => {
     for (const [firstDay, lastDay] of [['2026-03-01', '2026-03-31'], ['2026-03-05', '2026-03-05'], ['2026-02-01', '2026-02-28'], ['2026-03-15', '2026-04-02'], ['2026-04-01', '2026-04-30']]) {
       const expected = JSON.stringify({ days: await activityDays(pool, USER, firstDay, lastDay) });
-      assert.equal(await activityDaysBody(pool, USER, firstDay, lastDay), expected, `${firstDay}…${lastDay}`);
+      assert.equal(wholeText(await activityDaysBody(pool, USER, firstDay, lastDay)), expected, `${firstDay}…${lastDay}`);
     }
   });
 });

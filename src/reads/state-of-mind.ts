@@ -27,19 +27,19 @@ export async function readStateOfMind(db: Db, userId: string, start: number, end
   }));
 }
 
-/** The route's body, {"entries":[…]}: the bytes JSON.stringify({ entries: readStateOfMind(…) }) gives, built as text. */
-export async function stateOfMindBody(db: Db, userId: string, start: number, end: number, zone: string): Promise<string> {
+/** The route's body, {"entries":[…]}: the UTF-8 of JSON.stringify({ entries: readStateOfMind(…) }), built as text. */
+export async function stateOfMindBody(db: Db, userId: string, start: number, end: number, zone: string): Promise<Buffer> {
   const span = daySpan(start, end, zone);
   const columns = await stateOfMindColumns(db, userId, span.startMs, span.endMs);
-  // Requests of a turn with the same user and range share the columns (perResult), and so their body, built once.
+  // Requests of a turn with the same user and range share the columns (perResult), and so their body, built and encoded once.
   const byZone = bodiesOf(columns);
   let body = byZone.get(zone);
-  if (body === undefined) byZone.set(zone, (body = bodyOf(columns, zone)));
+  if (body === undefined) byZone.set(zone, (body = Buffer.from(bodyOf(columns, zone), 'utf8')));
   return body;
 }
 
 /** The bodies built of a row's columns, by time zone. */
-const bodiesOf = perResult((_: StateOfMindColumns) => new Map<string, string>());
+const bodiesOf = perResult((_: StateOfMindColumns) => new Map<string, Buffer>());
 
 function bodyOf({ uuids, timestamps, valences, kinds, tails }: StateOfMindColumns, zone: string): string {
   let body = '{"entries":[';

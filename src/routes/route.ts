@@ -54,7 +54,8 @@ export interface TextReply {
   kind: 'text';
   status?: number;
   contentType: string;
-  body: string | BodyBytes;
+  /** Text, its UTF-8 (a body many requests share, encoded once), or bytes written when sent. */
+  body: string | Uint8Array | BodyBytes;
   headers?: Record<string, string>;
 }
 
@@ -74,8 +75,9 @@ export interface BodyBytes {
 }
 
 /** A text reply's body as one string (for callers that need the text, not the bytes: MCP). */
-export function wholeText(body: string | BodyBytes): string {
+export function wholeText(body: string | Uint8Array | BodyBytes): string {
   if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   const out = Buffer.allocUnsafe(body.maxBytes);
   return out.toString('utf8', 0, body.writeInto(out));
 }

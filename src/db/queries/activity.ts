@@ -45,8 +45,8 @@ export async function activityDays(db: Db, userId: string, firstDay: string, las
   return rows;
 }
 
-/** The body of a row of columns, built once for the requests of a turn that share the row (perResult). */
-const bodyOf = perResult((row: Record<string, string>): string => {
+/** The body of a row of columns, built and encoded once for the requests of a turn that share the row (perResult). */
+const bodyOf = perResult((row: Record<string, string>): Buffer => {
   const columns = RINGS.map(([, name]) => float8ArrayFromSql(row[name]));
   const dates = new DayReader(row.dates);
   const days = columns[0].length;
@@ -56,7 +56,8 @@ const bodyOf = perResult((row: Record<string, string>): string => {
     for (let k = 0; k < MEMBERS.length; k++) body += MEMBERS[k] + jsonNumber(columns[k][i]);
     body += '}';
   }
-  return body + ']}';
+  // ASCII only: dates, numbers and the members' names.
+  return Buffer.from(body + ']}', 'latin1');
 });
 
 /**
@@ -65,7 +66,7 @@ const bodyOf = perResult((row: Record<string, string>): string => {
  * and an object per day. PostgreSQL writing each day's JSON itself cost it
  * twice the CPU of reading the rows (bench/RESULTS.md, issue 12).
  */
-export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<string> {
+export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<Buffer> {
   return bodyOf(await activityDaysColumns(db, [userId, firstDay, lastDay]));
 }
 
