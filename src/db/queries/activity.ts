@@ -69,4 +69,3 @@ const bodyOf = perResult((row: Record<string, string>): Buffer => {
 export async function activityDaysBody(db: Db, userId: string, firstDay: string, lastDay: string): Promise<Buffer> {
   return bodyOf(await activityDaysColumns(db, [userId, firstDay, lastDay]));
 }
-
