@@ -12,20 +12,14 @@ import {
 import type { Db } from '../db/pool.js';
 import { sleepSampleColumns } from '../db/queries/sleep.js';
 
+/**
+ * The samples of a window's nights: those starting in [window.startMs − the
+ * initial lookback, window.readUntilMs), with earlier ones prepended while a
+ * session may reach further back.
+ */
 export async function readSleepSamples(db: Db, userId: string, window: SleepWindow): Promise<SleepColumns> {
-  const { fromMs, toMs } = firstSleepRead(window);
-  return extendSleepLookback(db, userId, window, await sleepSampleColumns(db, userId, fromMs, toMs));
-}
-
-/** The first read of a window: samples starting in [fromMs, window.readUntilMs). */
-export function firstSleepRead(window: SleepWindow): { fromMs: number; toMs: number } {
-  return { fromMs: window.startMs - INITIAL_SLEEP_LOOKBACK_MS, toMs: window.readUntilMs };
-}
-
-/** The first read's samples (firstSleepRead), with earlier ones prepended while a session may reach further back. */
-export async function extendSleepLookback(db: Db, userId: string, window: SleepWindow, firstRead: SleepColumns): Promise<SleepColumns> {
-  let fromMs = firstSleepRead(window).fromMs;
-  let columns = firstRead;
+  let fromMs = window.startMs - INITIAL_SLEEP_LOOKBACK_MS;
+  let columns = await sleepSampleColumns(db, userId, fromMs, window.readUntilMs);
   while (lookbackReachesFurther(columns, fromMs, window.startMs)) {
     const earlier = window.startMs - 2 * (window.startMs - fromMs);
     columns = concatSleepColumns(await sleepSampleColumns(db, userId, earlier, fromMs), columns);

@@ -9,69 +9,40 @@
 // fields, an int8 parser per field — than the route spent on everything else.
 // PostgreSQL reads the index in (start_ms, uuid) order and feeds all four
 // aggregates from it without sorting. A sample with no source reads as source
-// 0 (identity ids start at 1): one unknown source. The sleep reads take the
-// row as a binary COPY, the arrays in their binary form as they are; the
-// summary, which reads them within its one statement, as base64 text.
+// 0 (identity ids start at 1): one unknown source. The row comes as a binary
+// COPY, the arrays in their binary form as they are.
 import type { SleepColumns } from '../../core/sleep-nights.js';
 import { SLEEP_ANALYSIS } from '../../core/registry.js';
-import { float8ArrayFromBinary, float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
+import { float8ArrayFromBinary } from '../binary-arrays.js';
 import { copyRowFields } from '../binary-copy.js';
 import { copyOutWhole } from '../copy-out.js';
 import { sampleTypeId } from '../names.js';
 import { withClient, type Db } from '../pool.js';
 import { integerSql, uuidSql } from './export-copy.js';
 
-/** The four arrays of samples `s`, in SleepColumns' order, each as `form` writes it. */
-const sleepArrays = (form: (array: string) => string): string => `
-  ${form(`coalesce(array_agg(s.start_ms::float8 ORDER BY s.start_ms, s.uuid), '{}')`)} AS starts,
-  ${form(`coalesce(array_agg(s.end_ms::float8 ORDER BY s.start_ms, s.uuid), '{}')`)} AS ends,
-  ${form(`coalesce(array_agg(s.value ORDER BY s.start_ms, s.uuid), '{}')`)} AS "values",
-  ${form(`coalesce(array_agg(coalesce(s.source_id, 0)::float8 ORDER BY s.start_ms, s.uuid), '{}')`)} AS sources`;
+/** The four arrays of samples `s`, in SleepColumns' order. */
+const SLEEP_ARRAYS_SQL = `
+  coalesce(array_agg(s.start_ms::float8 ORDER BY s.start_ms, s.uuid), '{}') AS starts,
+  coalesce(array_agg(s.end_ms::float8 ORDER BY s.start_ms, s.uuid), '{}') AS ends,
+  coalesce(array_agg(s.value ORDER BY s.start_ms, s.uuid), '{}') AS "values",
+  coalesce(array_agg(coalesce(s.source_id, 0)::float8 ORDER BY s.start_ms, s.uuid), '{}') AS sources`;
 
-/** Columns of sleepArrays' row. */
+/** Columns of SLEEP_ARRAYS_SQL's row. */
 const SLEEP_ARRAYS = 4;
-
-/**
- * The samples starting in [$3, $4) as the four arrays in base64 text
- * (float8ArraySql), one part of the summary's statement
- * (src/db/queries/summary.ts). $1 user, $2 the sleep identifier.
- */
-export const SLEEP_SAMPLE_ARRAYS_SQL = `
-  SELECT ${sleepArrays(float8ArraySql)}
-  FROM samples s
-  WHERE s.user_id = $1
-    AND s.type_id = (SELECT type_id FROM sample_types WHERE identifier = $2)
-    AND s.start_ms >= $3 AND s.start_ms < $4`;
 
 /**
  * COPY of the samples of type `typeId` starting in [fromMs, toMs) as the four
  * arrays, binary: each field is its array's binary form (array_send's), with
- * no base64 made by PostgreSQL or read by healthd. Against the statement above:
- * PostgreSQL 1.5–1.6 against 2.0–2.2 ms, healthd 0.4–0.5 against 0.5–0.8 ms,
- * for 90 nights (2,529 samples; bench/RESULTS.md).
+ * no base64 made by PostgreSQL or read by healthd. Against the same arrays as
+ * base64 text in a statement's row: PostgreSQL 1.5–1.6 against 2.0–2.2 ms,
+ * healthd 0.4–0.5 against 0.5–0.8 ms, for 90 nights (2,529 samples;
+ * bench/RESULTS.md).
  */
 export const sleepArraysCopySql = (userId: string, typeId: number, fromMs: number, toMs: number): string => `COPY (
-  SELECT ${sleepArrays((array) => array)}
+  SELECT ${SLEEP_ARRAYS_SQL}
   FROM samples s
   WHERE s.user_id = ${uuidSql(userId)} AND s.type_id = ${integerSql(typeId)} AND s.start_ms >= ${integerSql(fromMs)} AND s.start_ms < ${integerSql(toMs)}
 ) TO STDOUT (FORMAT binary)`;
-
-/** SLEEP_SAMPLE_ARRAYS_SQL's row: the arrays as base64 text (sleepColumnsOfRow decodes them). */
-export interface SleepArraysRow {
-  starts: string;
-  ends: string;
-  values: string;
-  sources: string;
-}
-
-export function sleepColumnsOfRow(row: SleepArraysRow): SleepColumns {
-  return {
-    startMs: float8ArrayFromSql(row.starts),
-    endMs: float8ArrayFromSql(row.ends),
-    value: float8ArrayFromSql(row.values),
-    sourceId: float8ArrayFromSql(row.sources),
-  };
-}
 
 const NO_SAMPLES: SleepColumns = Object.freeze({ startMs: new Float64Array(0), endMs: new Float64Array(0), value: new Float64Array(0), sourceId: new Float64Array(0) });
 /** The COPY's first buffer: 90 nights of stages from two sources are ~100 KB. */

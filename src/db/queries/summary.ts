@@ -2,36 +2,34 @@
 // its header (profile name, newest upload), the daily aggregate values of its
 // types (the /v1/metrics/daily page as columns), the three rings it reads of
 // each day, the workouts starting in the range, the newest body readings
-// (/v1/metrics/latest's statement) and the first read of the sleep samples
-// (the arrays the sleep reads take as a binary COPY, here as base64 text:
-// src/db/queries/sleep.ts). Six statements sent apart cost the route six
-// pool checkouts, six messages each way and six transactions: as one, the
-// server spent 0.35–0.9 ms less a summary and read 10–50 % more summaries a
-// second (bench/RESULTS.md, issue 12) — and every figure comes from one
-// snapshot. Each part is an aggregate, so each gives exactly one row. The
+// (/v1/metrics/latest's statement). Five statements sent apart cost the
+// route five pool checkouts, five messages each way and five transactions:
+// as one, the server spent 0.35–0.9 ms less a summary and read 10–50 % more
+// summaries a second (bench/RESULTS.md, issue 12). The sleep samples are not
+// part of it: their binary COPY (src/db/queries/sleep.ts), run beside it,
+// costs both sides less than the same arrays as base64 text within it
+// (bench/RESULTS.md, 2026-12-07). Each part is an aggregate, so each gives exactly one row. The
 // workouts come in the order of their start (and uuid), whatever the plan:
 // the summary adds their distances up as floats, whose sum hangs on the
 // order. The body readings' order is not needed (looked up by type).
 import { DayReader, dayListSql } from '../../core/daily-columns.js';
-import { SLEEP_ANALYSIS, type DailyMetricType } from '../../core/registry.js';
+import type { DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
 import { float8ArrayFromSql } from '../binary-arrays.js';
 import { prepared, shiftParams, type Db } from '../pool.js';
 import { DAILY_METRICS_COLUMNS_SQL, LATEST_METRICS_SQL, pageParams } from './metrics.js';
-import { SLEEP_SAMPLE_ARRAYS_SQL, sleepColumnsOfRow, type SleepArraysRow } from './sleep.js';
 import { newestUploadSql } from './users.js';
 
 /**
  * Parameters: $1 user id; $2–$8 the daily page's (metrics.ts pageParams);
  * $9, $10 the first and last day (rings); $11, $12 the range in epoch ms
- * (workouts); $13, $14 the latest readings' (user id, identifiers); $15–$18
- * the sleep read's (user id, identifier, from, to).
+ * (workouts); $13, $14 the latest readings' (user id, identifiers).
  */
 const SUMMARY_READ = prepared(`
   SELECT (SELECT name FROM profiles WHERE user_id = $1) AS name,
          ${newestUploadSql('$1')} AS "lastSync",
          daily.positions AS "dailyPositions", daily.dates AS "dailyDates", daily."values" AS "dailyValues",
-         rings.*, workouts.*, latest.*, sleep.*
+         rings.*, workouts.*, latest.*
   FROM (${shiftParams(DAILY_METRICS_COLUMNS_SQL, 1)}) daily,
        (SELECT ${dayListSql('day', 'ORDER BY day')} AS "ringDates",
                coalesce(array_agg(move_kcal ORDER BY day), '{}') AS "moveKcal",
@@ -48,10 +46,9 @@ const SUMMARY_READ = prepared(`
        (SELECT coalesce(array_agg(newest.identifier), '{}') AS "latestTypes",
                coalesce(array_agg(newest.value), '{}') AS "latestValues",
                coalesce(array_agg(newest.timestamp::float8), '{}') AS "latestTimes"
-        FROM (${shiftParams(LATEST_METRICS_SQL, 12)}) newest) latest,
-       (${shiftParams(SLEEP_SAMPLE_ARRAYS_SQL, 14)}) sleep`);
+        FROM (${shiftParams(LATEST_METRICS_SQL, 12)}) newest) latest`);
 
-interface SummaryReadRow extends SleepArraysRow {
+interface SummaryReadRow {
   name: string | null;
   lastSync: number | null;
   dailyPositions: string;
@@ -79,12 +76,10 @@ export interface SummaryReadRequest {
   startMs: number;
   endMs: number;
   latestTypes: readonly string[];
-  /** Sleep samples starting in [fromMs, toMs). */
-  sleep: { fromMs: number; toMs: number };
 }
 
 /** What the statement reads, in the summary's own shapes; daily's positions index request.dailyTypes. */
-export type SummaryRead = Pick<SummaryInput, 'name' | 'lastSync' | 'daily' | 'rings' | 'workouts' | 'latestBody' | 'sleep'>;
+export type SummaryRead = Pick<SummaryInput, 'name' | 'lastSync' | 'daily' | 'rings' | 'workouts' | 'latestBody'>;
 
 export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<SummaryRead> {
   const { userId } = request;
@@ -95,7 +90,6 @@ export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<
       request.firstDay, request.lastDay,
       request.startMs, request.endMs,
       userId, request.latestTypes,
-      userId, SLEEP_ANALYSIS, request.sleep.fromMs, request.sleep.toMs,
     ]),
   );
   const row = rows[0];
@@ -107,6 +101,5 @@ export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<
     rings: row.moveKcal.map((moveKcal, i) => ({ date: ringDays.next(), moveKcal, exerciseMin: row.exerciseMin[i], standHours: row.standHours[i] })),
     workouts: row.workoutTypes.map((activityType, i) => ({ activityType, start: row.workoutStarts[i], durationS: row.workoutDurations[i], distanceM: row.workoutDistances[i] })),
     latestBody: row.latestTypes.map((identifier, i) => ({ identifier, value: row.latestValues[i], timestamp: row.latestTimes[i] })),
-    sleep: sleepColumnsOfRow(row),
   };
 }
