@@ -2,16 +2,16 @@
 // its header (profile name, newest upload), the daily aggregate values of its
 // types (the /v1/metrics/daily page as columns), the three rings it reads of
 // each day, the workouts starting in the range, the newest body readings
-// (/v1/metrics/latest's statement). Five statements sent apart cost the
-// route five pool checkouts, five messages each way and five transactions:
-// as one, the server spent 0.35–0.9 ms less a summary and read 10–50 % more
-// summaries a second (bench/RESULTS.md, issue 12). The sleep samples are not
-// part of it: their binary COPY (src/db/queries/sleep.ts), run beside it,
-// costs both sides less than the same arrays as base64 text within it
-// (bench/RESULTS.md, 2026-12-07). Each part is an aggregate, so each gives exactly one row. The
-// workouts come in the order of their start (and uuid), whatever the plan:
-// the summary adds their distances up as floats, whose sum hangs on the
-// order. The body readings' order is not needed (looked up by type).
+// (/v1/metrics/latest's statement). Sent apart, these and the sleep samples'
+// read cost the route six pool checkouts, six messages each way and six
+// transactions: as one, the server spent 0.35–0.9 ms less a summary and read
+// 10–50 % more summaries a second (bench/RESULTS.md, issue 12). The sleep
+// samples have since left it: their binary COPY (src/db/queries/sleep.ts),
+// run beside it, costs both sides less than the same arrays as base64 text
+// within it (bench/RESULTS.md, 2026-12-07). Each part is an aggregate, so
+// each gives exactly one row. The workouts come in the order of their start
+// (and uuid), whatever the plan: the summary adds their distances up as
+// floats, whose sum hangs on the order. The body readings' order is not needed (looked up by type).
 import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
