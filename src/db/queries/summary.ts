@@ -11,7 +11,8 @@
 // within it (bench/RESULTS.md, 2026-12-07). Each part is an aggregate, so
 // each gives exactly one row. The workouts come in the order of their start
 // (and uuid), whatever the plan: the summary adds their distances up as
-// floats, whose sum hangs on the order. The body readings' order is not needed (looked up by type).
+// floats, whose sum hangs on the order. The body readings' order is not
+// needed (looked up by type).
 import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
