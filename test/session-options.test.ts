@@ -14,17 +14,18 @@ const file = fileDatabase();
 /** The URL with `options` that set search_path and try to undo healthd's settings. */
 function withTheirOptions(url: string): string {
   const withOptions = new URL(url);
-  withOptions.searchParams.set('options', '-c search_path=public,pg_catalog -c default_transaction_read_only=off -c statement_timeout=0 -c synchronous_commit=off');
+  withOptions.searchParams.set('options', '-c search_path=public,pg_catalog -c default_transaction_read_only=off -c statement_timeout=0 -c plan_cache_mode=force_custom_plan -c synchronous_commit=off');
   return withOptions.toString();
 }
 
-test("the read API's sessions stay read-only with their statement timeout, the string's own options kept", async () => {
+test("the read API's sessions stay read-only with their statement timeout and generic plans, the string's own options kept", async () => {
   const pool = createReadOnlyPool({ connectionString: withTheirOptions(file.db.url), max: 1, statementTimeoutMs: 12_345, connectTimeoutMs: 3_000, applicationName: 'test' });
   try {
     const { rows } = await pool.query(
-      `SELECT current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS path`,
+      `SELECT current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout,
+              current_setting('plan_cache_mode') AS plans, current_setting('search_path') AS path`,
     );
-    assert.deepEqual(rows[0], { ro: 'on', timeout: '12345ms', path: 'public,pg_catalog' });
+    assert.deepEqual(rows[0], { ro: 'on', timeout: '12345ms', plans: 'force_generic_plan', path: 'public,pg_catalog' });
     await assert.rejects(pool.query('CREATE TABLE must_not_exist (x int)'), /read-only transaction/);
   } finally {
     await pool.end();

@@ -177,6 +177,18 @@ export function withSessionOptions(connectionString: string, ours: string): { co
   return { connectionString: url.toString(), options: `${theirs} ${ours}` };
 }
 
+/**
+ * The read sessions plan a prepared statement once, for any parameters. The
+ * folded statements (src/db/fold.ts) take their requests' parameters as
+ * arrays, whose length a custom plan reads: PostgreSQL (plan_cache_mode
+ * auto) then never settles on the generic plan, and plans them anew at every
+ * execution — 70 to 220 µs of its CPU a statement, more than running some of
+ * them (bench/RESULTS.md, 2026-12-07 night). Each read statement's generic
+ * plan probes its indexes as the custom ones do (the same section); the
+ * others reached their generic plan after five executions already.
+ */
+const GENERIC_PLANS = 'plan_cache_mode=force_generic_plan';
+
 export function createReadOnlyPool(options: PoolOptions): pg.Pool {
   // pg-pool bounds both the wait in its queue and a new connection's connect by
   // connectionTimeoutMillis, and hands its options to each client: its clients
@@ -188,7 +200,7 @@ export function createReadOnlyPool(options: PoolOptions): pg.Pool {
     }
   }
   const pool = new pg.Pool({
-    ...withSessionOptions(options.connectionString, `-c default_transaction_read_only=on -c statement_timeout=${options.statementTimeoutMs}`),
+    ...withSessionOptions(options.connectionString, `-c default_transaction_read_only=on -c ${GENERIC_PLANS} -c statement_timeout=${options.statementTimeoutMs}`),
     max: options.max,
     Client,
     connectionTimeoutMillis: Math.max(options.waitMs ?? 0, connectTimeoutMs),

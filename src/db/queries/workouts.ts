@@ -157,11 +157,16 @@ interface DetailRow extends Omit<WorkoutSummaryT, 'availableMetrics'> {
   activities: WorkoutDetailT['activities'] | null;
 }
 
-// The detail requests of a turn fold into one statement (src/db/fold.ts).
+// The detail requests of a turn fold into one statement (src/db/fold.ts). Each
+// asked workout is looked up in a LATERAL subquery that is kept whole (OFFSET
+// 0): its plan, planned once for any parameters (GENERIC_PLANS in
+// src/db/pool.ts), probes the primary key for each, where a join's would hash
+// every workout of the table.
 const WORKOUT_DETAILS = prepared(
-  `SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities, w.user_id::text AS owner
-   FROM unnest($1::uuid[], $2::uuid[]) AS asked (user_id, uuid)
-   JOIN workouts w ON w.uuid = asked.uuid AND w.user_id = asked.user_id`,
+  `SELECT found.* FROM unnest($1::uuid[], $2::uuid[]) AS asked (user_id, uuid)
+   CROSS JOIN LATERAL (
+     SELECT ${WORKOUT_SUMMARY_COLUMNS}, w.statistics, w.events, w.activities, w.user_id::text AS owner
+     FROM workouts w WHERE w.uuid = asked.uuid AND w.user_id = asked.user_id OFFSET 0) found`,
 );
 
 interface DetailKey {
