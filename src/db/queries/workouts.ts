@@ -160,8 +160,8 @@ interface DetailRow extends Omit<WorkoutSummaryT, 'availableMetrics'> {
 // The detail requests of a turn fold into one statement (src/db/fold.ts). Each
 // asked workout is looked up in a LATERAL subquery that is kept whole (OFFSET
 // 0): its plan, planned once for any parameters (GENERIC_PLANS in
-// src/db/pool.ts), probes the primary key for each, where a join's would hash
-// every workout of the table.
+// src/db/pool.ts), probes the primary key for each, where a join's may hash
+// the whole table (it did on the bench's 257 workouts).
 const WORKOUT_DETAILS = prepared(
   `SELECT found.* FROM unnest($1::uuid[], $2::uuid[]) AS asked (user_id, uuid)
    CROSS JOIN LATERAL (
