@@ -4,8 +4,8 @@
 // once per batch (a user-day), and a flush waits while several MB are still
 // queued, so memory stays flat however many millions of rows go through.
 import pg from 'pg';
-import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
-import { copyFromStdinSql, skipForeignKeyChecks } from '../db/writes/bulk-load.js';
+import type { CopyStreamQuery } from 'pg-copy-streams';
+import { copyFromStdin, copyFromStdinSql, skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { DEMO_COPY_COLUMNS, type DemoTable } from '../db/writes/demo.js';
 
 const CHUNK_BYTES = 1 << 20;
@@ -45,7 +45,7 @@ export class CopyWriter {
     const client = new pg.Client({ connectionString });
     await client.connect();
     if (trustedForeignKeys) await skipForeignKeyChecks(client, table);
-    return new CopyWriter(client, client.query(copyFrom(copyFromStdinSql(table, DEMO_COPY_COLUMNS[table], 'text'))));
+    return new CopyWriter(client, client.query(copyFromStdin(copyFromStdinSql(table, DEMO_COPY_COLUMNS[table], 'text'))));
   }
 
   /** One row: tab-separated fields made with the helpers below, ending in '\n'. */

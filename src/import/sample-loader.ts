@@ -19,11 +19,11 @@
 // skip the per-row foreign-key checks: every type and source id they write
 // was read back from its table first.
 import pg from 'pg';
-import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
+import type { CopyStreamQuery } from 'pg-copy-streams';
 import {
   copySamplesSql, EMPTY_STAGING_SQL, LOADER_SESSION_SQL, MERGE_STAGED_SQL, STAGING_TABLE_SQL,
 } from '../db/writes/import.js';
-import { skipForeignKeyChecks } from '../db/writes/bulk-load.js';
+import { copyFromStdin, skipForeignKeyChecks } from '../db/writes/bulk-load.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER } from '../db/writes/sample-copy.js';
 import type { CopyChunk } from './copy-rows.js';
 
@@ -73,7 +73,7 @@ class Lane {
   }
 
   private startCopy(direct: boolean): CopyStreamQuery {
-    const copy = this.client.query(copyFrom(copySamplesSql(direct)));
+    const copy = this.client.query(copyFromStdin(copySamplesSql(direct)));
     copy.write(BINARY_COPY_HEADER);
     this.copyFailure = null;
     this.copyDone = new Promise((resolve, reject) => {

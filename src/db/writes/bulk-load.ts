@@ -1,10 +1,11 @@
 // What the bulk writers (the importer's sample lanes, the demo's COPY
 // connections, the sync receiver) share: the COPY statements of the storage
 // contract's tables, a COPY of data already whole, and skipping the per-row foreign-key checks on a session whose rows only
-// carry ids it has just read back from the referenced tables.
+// carry ids it has just read back from the referenced tables; and the COPY
+// stream they all write through.
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { SAMPLE_COUNT_TRIGGERS } from '../migrations.js';
 
 /** `COPY table (columns) FROM STDIN` in PostgreSQL's text or binary format. */
@@ -13,9 +14,31 @@ export function copyFromStdinSql(table: string, columns: readonly string[], form
   return `COPY ${table} (${quoted}) FROM STDIN${format === 'binary' ? ' WITH (FORMAT binary)' : ''}`;
 }
 
+/** What a COPY stream writes to once its COPY failed: nothing, at once. */
+const LET_GO = Object.freeze({ stream: Object.freeze({ write: () => true, once: () => {} }), sendCopyFail: () => {} });
+
+/**
+ * pg-copy-streams' COPY … FROM STDIN stream (`sql`), mended. When its COPY
+ * fails (a refused row, or a session ended under it) the stream emits the
+ * error and lets go of its connection, yet a write made after, or waiting for
+ * the socket to drain, still goes to that connection and throws where no
+ * handler is: the process dies (brianc/node-pg-copy-streams#171, open in
+ * 7.0.0; an import whose database went away died so). Once it has failed, its
+ * writes go nowhere: the error it emitted is what its writer acts on.
+ */
+export function copyFromStdin(sql: string): CopyStreamQuery {
+  const stream = copyFrom(sql) as CopyStreamQuery & { connection: unknown; handleError(error: Error): void };
+  const handleError = stream.handleError;
+  stream.handleError = function (error) {
+    handleError.call(this, error);
+    this.connection = LET_GO;
+  };
+  return stream;
+}
+
 /** Runs `sql` (a COPY … FROM STDIN) with `data`, all of it at hand; resolves once PostgreSQL took it. */
 export async function copyWhole(client: pg.ClientBase, sql: string, data: Buffer | string): Promise<void> {
-  const stream = client.query(copyFrom(sql));
+  const stream = client.query(copyFromStdin(sql));
   stream.end(data);
   await finished(stream);
 }
