@@ -245,4 +245,25 @@ describe('throttle key with trusted proxy headers', () => {
       started.http.stopListening();
     }
   });
+
+  test('X-Forwarded-For on several header lines: the key is the last entry of the last line, read while the request is throttled too', async () => {
+    const started = start({ TRUST_PROXY_HEADERS: 'true' });
+    const port = await started.listen();
+    // getRequest takes one value a name: the second line is written out.
+    const twoLines = (token: string, first: string, last: string) =>
+      getRequest('/v1/echo', bearer(token)).replace(/\r\n\r\n$/, `\r\nX-Forwarded-For: ${first}\r\nX-Forwarded-For: ${last}\r\n\r\n`);
+    const status = async (request: string) => (await rawRequest(port, request))!.status;
+    try {
+      const began = Date.now();
+      let failures = 0;
+      // Spoofed first lines vary; the last line's last entry is the client.
+      while ((await status(twoLines('wrong-token-000000000', `198.51.100.${failures}`, '203.0.113.21'))) === 401 && failures < 100) failures++;
+      assert.ok(failures >= 10 && failures <= 10 + Math.floor((Date.now() - began) / 6_000), `${failures} failures before 429`);
+      assert.equal(await status(twoLines(TEST_TOKEN, '198.51.100.250', '203.0.113.21')), 429, 'that client is throttled, with the right token too');
+      assert.equal(await status(twoLines(TEST_TOKEN, '203.0.113.21', '203.0.113.22')), 200, 'another last line is another client');
+      assert.equal(await status(getRequest('/v1/echo', { ...bearer(TEST_TOKEN), 'X-Forwarded-For': '203.0.113.21' })), 429, 'one line naming it is the same client');
+    } finally {
+      started.http.stopListening();
+    }
+  });
 });

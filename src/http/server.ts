@@ -9,15 +9,15 @@
 //
 // The fixed cost per request is what /healthz, a 401 and a cached answer pay
 // against a hello-world, so work only some requests need is done only for
-// them: the client address for auth routes, header sets and the 401 body
-// built once.
+// them: the client address when the throttle keys on it, the Host headers
+// for the route that reads them, header sets and the 401 body built once.
 import { randomBytes } from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
 import { ClientGone, pastTimeLimit, RequestDb } from '../db/pool.js';
 import { describeError, log } from '../log.js';
 import { compileParamParser } from '../params/parse.js';
 import { parseQueryString } from '../params/query-string.js';
-import type { JsonReply, Reader, RequestContext, Route, StreamReply } from '../routes/route.js';
+import type { JsonReply, Reader, RequestContext, RequestInfo, Route, StreamReply } from '../routes/route.js';
 import { UserParams } from '../schemas/common.js';
 import type { Services } from '../services.js';
 import { selectUser, staticReadToken, uwsClientAddress, type ReadAuthenticator } from './auth.js';
@@ -31,12 +31,10 @@ import { listener, type HttpRequest, type HttpResponse, type Uws } from './uws.j
 interface Snapshot {
   method: string;
   query: string;
-  /** Read for auth routes only, as is forwardedFor. */
+  /** Read for auth routes only. */
   authorization: string;
-  forwardedFor: string;
-  host: string;
-  forwardedHost: string;
-  forwardedProto: string;
+  /** Read for routes that read it only (readsHost); empty otherwise. */
+  info: RequestInfo;
   /** Read only with SERVICE_CORS_ORIGINS set, as is preflightMethod (Access-Control-Request-Method). */
   origin: string;
   preflightMethod: string;
@@ -44,28 +42,38 @@ interface Snapshot {
   repeatedLength: boolean;
 }
 
-/** Everything the pipeline reads from `req`, which uWS invalidates once the handler returns or awaits. */
-function snapshot(req: HttpRequest, auth: boolean, trustProxyHeaders: boolean, cors: boolean): Snapshot {
-  // Every X-Forwarded-For header line counts, so walk them all — but only when
-  // the throttle will key on them: the walk was a quarter of /healthz's profile.
-  let forwardedFor = '';
-  if (auth && trustProxyHeaders) {
-    req.forEach((name, value) => {
-      if (name === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor},${value}` : value;
-    });
-  }
+const NO_INFO: RequestInfo = Object.freeze({ host: '', forwardedHost: '', forwardedProto: '' });
+
+/**
+ * What the pipeline reads from `req` past its first await (uWS invalidates
+ * `req` once the handler returns or awaits), each header only for the
+ * requests that use it: a header read is a call into uWS and a new string.
+ */
+function snapshot(req: HttpRequest, route: Route | undefined, cors: boolean): Snapshot {
   return {
     method: req.getCaseSensitiveMethod(),
     query: req.getQuery() ?? '',
-    authorization: auth ? req.getHeader('authorization') : '',
-    forwardedFor,
-    host: req.getHeader('host'),
-    forwardedHost: req.getHeader('x-forwarded-host'),
-    forwardedProto: req.getHeader('x-forwarded-proto'),
+    authorization: route?.auth ? req.getHeader('authorization') : '',
+    info: route?.readsHost
+      ? { host: req.getHeader('host'), forwardedHost: req.getHeader('x-forwarded-host'), forwardedProto: req.getHeader('x-forwarded-proto') }
+      : NO_INFO,
     origin: cors ? req.getHeader('origin') : '',
     preflightMethod: cors ? req.getHeader('access-control-request-method') : '',
     repeatedLength: contentLengthRepeated(req),
   };
+}
+
+/**
+ * Every X-Forwarded-For header line, joined: all of them count, so they are
+ * walked — only when the throttle keys on them, which is rare (a failed or
+ * throttled client): the walk was a quarter of /healthz's profile.
+ */
+function forwardedFor(req: HttpRequest): string {
+  let joined = '';
+  req.forEach((name, value) => {
+    if (name === 'x-forwarded-for') joined = joined ? `${joined},${value}` : value;
+  });
+  return joined;
 }
 
 const JSON_TYPE = 'application/json';
@@ -193,7 +201,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
 
   async function handle(res: HttpResponse, req: HttpRequest, match: ReturnType<Router['match']>): Promise<void> {
     const route = match?.route;
-    const request = snapshot(req, route?.auth === true, config.trustProxyHeaders, cors.enabled);
+    const request = snapshot(req, route, cors.enabled);
     const state: ResponseState = { aborted: false, done: false };
     const gone: ClientGone = {};
     res.onAborted(() => {
@@ -216,7 +224,9 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
     try {
       let reader = STATIC_READER;
       if (route.auth) {
-        const address = () => uwsClientAddress(res, request.forwardedFor, config.trustProxyHeaders);
+        // Reads `req`, so it is called only here, before the first await; once at most.
+        let known: string | undefined;
+        const address = () => (known ??= uwsClientAddress(res, config.trustProxyHeaders ? forwardedFor(req) : '', config.trustProxyHeaders));
         const wait = throttle.retryAfterFor(address, Date.now());
         if (wait > 0) throw errors.tooManyFailedAuth(wait);
         const authenticated = authenticate(request.authorization);
@@ -231,7 +241,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
       const ctx: RequestContext = {
         userId,
         reader,
-        request: { host: request.host, forwardedHost: request.forwardedHost, forwardedProto: request.forwardedProto },
+        request: request.info,
         services,
         db: new RequestDb(services.pool, () => state.aborted),
         requestId,

@@ -26,6 +26,7 @@ export function openApiRoute(table: () => readonly Route[]): Route {
     operationId: 'getOpenAPI',
     path: '/openapi.json',
     auth: false,
+    readsHost: true,
     summary: 'OpenAPI document',
     description:
       'This API as an OpenAPI 3.1 document. servers[0].url is the base URL the request arrived on; behind a proxy the host comes from X-Forwarded-Host only when TRUST_PROXY_HEADERS=true.',

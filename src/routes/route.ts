@@ -134,6 +134,8 @@ export interface RouteSpec<Q extends TObject, P extends TObject> extends RouteFa
   streams?: boolean;
   /** Browsers on the origins of SERVICE_CORS_ORIGINS may read it (default); false for same-origin pages (/docs, /app). */
   crossOrigin?: boolean;
+  /** The handler reads `request` (Host, X-Forwarded-Host and -Proto); the front reads those headers for such routes only. Default false. */
+  readsHost?: boolean;
   params: Q;
   pathParams?: P;
   handler(ctx: RouteContext<Static<Q>, Static<P>>): Promise<Reply>;
@@ -150,6 +152,7 @@ export interface Route extends RouteFacts {
   noStore: boolean;
   streams: boolean;
   crossOrigin: boolean;
+  readsHost: boolean;
   params: TObject;
   pathParams?: TObject;
   /** Parses the parameters (a 400 names the first problem), then runs the handler. */
@@ -160,7 +163,7 @@ export interface Route extends RouteFacts {
 const NO_PATH = Object.freeze({});
 
 export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(spec: RouteSpec<Q, P>): Route {
-  const { handler, noStore, streams, crossOrigin, ...facts } = spec;
+  const { handler, noStore, streams, crossOrigin, readsHost, ...facts } = spec;
   const parseQuery = compileParamParser(spec.params);
   const parsePath = spec.pathParams ? compileParamParser(spec.pathParams) : null;
   return {
@@ -168,6 +171,7 @@ export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(
     noStore: noStore ?? spec.auth,
     streams: streams ?? false,
     crossOrigin: crossOrigin ?? true,
+    readsHost: readsHost ?? false,
     run(ctx, query, path) {
       const pathParams = parsePath ? parsePath(new Map(Object.entries(path).map(([name, value]) => [name, [value]]))) : (NO_PATH as Static<P>);
       // Each member named, not `{ ...ctx, … }`: a spread's copy missed its inline cache on every request (bench/RESULTS.md, 2026-12-07).
