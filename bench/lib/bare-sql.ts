@@ -143,7 +143,6 @@ FROM workouts w WHERE w.uuid = $2 AND w.user_id = $1`,
   return baselines;
 }
 
-/** One request of a baseline through the pool, rows as arrays. */
 /** Statement names by SQL text: every statement is prepared once per session (healthd prepares its fixed statements: the baseline may do as well). */
 const names = new Map<string, string>();
 const nameOf = (sql: string): string => {
@@ -152,6 +151,7 @@ const nameOf = (sql: string): string => {
   return name;
 };
 
+/** One request of a baseline through the pool, rows as arrays. */
 export async function runBare(pool: pg.Pool, baseline: BareBaseline): Promise<void> {
   const run = (s: BareStatement) => pool.query({ name: nameOf(s.sql), text: s.sql, values: s.params, rowMode: 'array' });
   if (baseline.concurrent) await Promise.all(baseline.statements.map(run));

@@ -1,5 +1,5 @@
 // What the tools that look at one route at a time share (bench/profile.ts,
-// bench/machine-profile.ts, bench/cpu-ab.ts): the bench dataset, opened or
+// bench/machine-profile.ts, bench/cpu-ab.ts, bench/floor.ts): the bench dataset, opened or
 // made; healthd's settings on it; and the bench's routes, the workout
 // detail's uuid found through the API of a healthd started for that.
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ const DATA_DIR = fileURLToPath(new URL('../../../bench/data/demo', import.meta.u
 export interface RouteTools {
   dataset: Dataset;
   settings: SystemSettings;
+  ctx: BenchContext;
   /** The bench's routes whose names match one of `fragments` (all of them for none). */
   routes(fragments: readonly string[]): BenchRoute[];
 }
@@ -30,6 +31,7 @@ export async function openRouteTools(): Promise<RouteTools> {
   return {
     dataset,
     settings,
+    ctx,
     routes: (fragments) => benchRoutes(ctx).filter((r) => fragments.length === 0 || fragments.some((f) => nameMatches(r.name, f))),
   };
 }

@@ -1,7 +1,9 @@
 // The systems under test, started for one bench run: healthd (N processes on
 // one port), the uWS hello-world (HTTP ceiling) and the Fastify baseline, all
 // on the same database, token and user.
+import { writeFile } from 'node:fs/promises';
 import { freePort } from '../../src/db/embedded.js';
+import type { BenchContext } from './routes.js';
 import { distPath, healthdMain, RssSampler, startProcess, type ServerProcess } from './processes.js';
 
 export const BENCH_TOKEN = 'bench-token-0123456789abcdef';
@@ -65,6 +67,29 @@ export interface Baseline {
 export async function startHello(): Promise<Baseline> {
   const port = await freePort();
   const process = await startProcess(distPath('../baselines/uws-hello.js'), { PORT: String(port) }, /hello listening/);
+  return { baseUrl: `http://127.0.0.1:${port}`, process };
+}
+
+/** A path the floor serves: its route template (which names its bare-pool statements), the context they need, and the body it answers. */
+export interface FloorRoute {
+  route: string;
+  ctx: BenchContext;
+  body: string;
+}
+
+/**
+ * The floor of an HTTP server over the bare pool's SQL (bench/baselines/uws-floor.ts)
+ * for `routes` (path with query → FloorRoute, handed over in the file `file`),
+ * each turn's requests sharing one run of the statements (`fold`) or each running its own.
+ */
+export async function startFloor(settings: SystemSettings, routes: Record<string, FloorRoute>, file: string, fold: boolean): Promise<Baseline> {
+  await writeFile(file, JSON.stringify(routes));
+  const port = await freePort();
+  const process = await startProcess(
+    distPath('../baselines/uws-floor.js'),
+    { DATABASE_URL: settings.databaseUrl, DB_POOL_SIZE: String(settings.poolSize), PORT: String(port), FLOOR_FOLD: fold ? '1' : '0', FLOOR_ROUTES: file },
+    /floor listening/,
+  );
   return { baseUrl: `http://127.0.0.1:${port}`, process };
 }
 
