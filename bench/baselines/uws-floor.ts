@@ -1,19 +1,17 @@
 // The floor of an HTTP server over the bare pool's SQL: a uWS server on
 // healthd's native binary that answers a bench route's path by running that
 // route's bare-pool statements (bench/lib/bare-sql.ts, prepared, rowMode
-// array, the same pool size) and then sending healthd's own answer to that
+// array, the same pool size), then sending healthd's own answer to that
 // path, read once at start: the same bytes, so the client's share is the
-// same, with no token checked, no parameters read, no rows shaped, no
-// request id, one header. With FLOOR_FOLD=1
-// every request of one turn of the event loop shares one run of the
-// statements, as healthd's folded reads do (src/db/fold.ts; the bench's
-// requests are all alike); with FLOOR_FOLD=0 each request runs its own. It
-// does less than any real route can: whatever rate it reaches over the bare
-// pool is more than a server that asks PostgreSQL for each answer can reach
-// on this machine (bench/floor.ts).
-// Environment: PORT, DATABASE_URL, DB_POOL_SIZE, FLOOR_FOLD, FLOOR_ROUTES (a JSON
-// file: path with query → { route template, BenchContext, body }); prints
-// `floor listening on <port>`.
+// same. It checks no token, reads no parameter, shapes no row, writes no
+// request id and one header. By default every request of one turn of the
+// event loop shares one run of the statements, as healthd's folded reads do
+// (src/db/fold.ts; the bench's requests are all alike); with FLOOR_FOLD=0
+// each request runs its own. It does less than any real route can, so the
+// rate it reaches over the bare pool is as far as a server that asks
+// PostgreSQL for every answer gets on this machine (bench/floor.ts).
+// Environment: PORT, DATABASE_URL, DB_POOL_SIZE, FLOOR_FOLD, FLOOR_ROUTES (a
+// JSON file: path with query → FloorRoute); prints `floor listening on <port>`.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { loadUws, type HttpResponse } from '../../src/http/uws.js';
