@@ -111,15 +111,24 @@ export function dayStartMs(day: string, zone: string): number {
   if (!byDay) dayStartCache.set(zone, (byDay = new Map()));
   const cached = byDay.get(day);
   if (cached !== undefined) return cached;
-  const start = DateTime.fromObject(parseDay(day), { zone });
-  if (!start.isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
-  // luxon moves a skipped 00:00 forward to the first instant that exists, and places a 00:00 that comes twice
-  // (the clock turned back from 01:00) on its second pass: the day began an offset change earlier, where
-  // the instant before luxon's is already this day.
-  let ms = start.toMillis();
-  if (localDayOf(ms - 1, zone) === day) ms -= offsetMs(ms - 1, zone) - offsetMs(ms, zone);
+  const ms = firstInstantOf(day, zone);
   if (byDay.size >= OFFSET_CACHE_LIMIT) byDay.clear();
   byDay.set(day, ms);
+  return ms;
+}
+
+/** The instant local `day` begins in `zone`, worked out (dayStartMs caches it). */
+function firstInstantOf(day: string, zone: string): number {
+  const calendar = DateTime.fromObject(parseDay(day), { zone: 'utc' });
+  if (!calendar.isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
+  // luxon places a local time from a guess of its offset. Asked for the zone's 00:00 directly, it guesses the
+  // offset of now, which put 17 June 1993 in the Azores (an offset change at 01:00 UTC, under rules since
+  // replaced) an hour late; moved from the day's UTC midnight it guesses the offset there, a day away at most.
+  // It moves a skipped 00:00 forward to the first instant that exists, and may place a 00:00 that comes twice
+  // (the clock turned back from 01:00) on its second pass: the day began an offset change earlier, where the
+  // instant before luxon's is already this day.
+  let ms = calendar.setZone(zone, { keepLocalTime: true }).toMillis();
+  if (localDayOf(ms - 1, zone) === day) ms -= offsetMs(ms - 1, zone) - offsetMs(ms, zone);
   return ms;
 }
 
