@@ -37,13 +37,26 @@ export function localDate(ms: number, zone: string): LocalDate {
   return `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
-/** The instant the local day begins (its first existing minute when midnight is skipped by DST). */
+/**
+ * The instant the local day begins, as the API cuts days (dayStartMs in
+ * src/core/local-days.ts): its first existing instant when midnight is
+ * skipped, the first of two midnights when the clock turns back to one.
+ */
 export function dayStart(date: LocalDate, zone: string): number {
   const utcMidnight = Date.parse(`${date}T00:00:00Z`);
-  // Two rounds settle the offset on either side of a DST change.
-  let guess = utcMidnight - offsetMs(utcMidnight, zone);
-  guess = utcMidnight - offsetMs(guess, zone);
-  return localDate(guess, zone) === date ? guess : guess + 3_600_000;
+  // The zone's 00:00 from a guess of its offset, tried twice, as luxon places a local time on the server: two
+  // offsets that disagree both times mean a skipped midnight, and the day begins where the later offset starts.
+  const first = offsetMs(utcMidnight, zone);
+  let start = utcMidnight - first;
+  const second = offsetMs(start, zone);
+  if (second !== first) {
+    start = utcMidnight - second;
+    const third = offsetMs(start, zone);
+    if (third !== second) start = utcMidnight - Math.min(second, third);
+  }
+  // A 00:00 that comes twice may be placed on its second pass: the day began an offset change earlier.
+  if (localDate(start - 1, zone) === date) start -= offsetMs(start - 1, zone) - offsetMs(start, zone);
+  return start;
 }
 
 /** Calendar arithmetic on a local date. */
