@@ -19,6 +19,7 @@
 // - An unknown zone, a malformed day or an instant luxon cannot represent is a
 //   RangeError: these are programming errors, since routes validate first.
 import { DateTime, IANAZone } from 'luxon';
+import { firstInstantOfDay } from './day-start.js';
 
 const DAY_PATTERN = /^(\d{4,5})-(\d{2})-(\d{2})$/;
 /** 24 hours in ms: a calendar day's span on a zone-free calendar, and the unit of the routes' range caps. */
@@ -119,17 +120,8 @@ export function dayStartMs(day: string, zone: string): number {
 
 /** The instant local `day` begins in `zone`, worked out (dayStartMs caches it). */
 function firstInstantOf(day: string, zone: string): number {
-  const calendar = DateTime.fromObject(parseDay(day), { zone: 'utc' });
-  if (!calendar.isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
-  // luxon places a local time from a guess of its offset. Asked for the zone's 00:00 directly, it guesses the
-  // offset of now, which put 17 June 1993 in the Azores (an offset change at 01:00 UTC, under rules since
-  // replaced) an hour late; moved from the day's UTC midnight it guesses the offset there, a day away at most.
-  // It moves a skipped 00:00 forward to the first instant that exists, and may place a 00:00 that comes twice
-  // (the clock turned back from 01:00) on its second pass: the day began an offset change earlier, where the
-  // instant before luxon's is already this day.
-  let ms = calendar.setZone(zone, { keepLocalTime: true }).toMillis();
-  if (localDayOf(ms - 1, zone) === day) ms -= offsetMs(ms - 1, zone) - offsetMs(ms, zone);
-  return ms;
+  if (!DateTime.fromObject(parseDay(day), { zone: 'utc' }).isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
+  return firstInstantOfDay(calendarMs(day), (ms) => offsetMs(ms, zone), (ms) => localDayOf(ms, zone) === day);
 }
 
 /** The calendar day after `day` (no zone involved: plain date arithmetic, no luxon). */

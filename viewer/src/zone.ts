@@ -3,6 +3,8 @@
 // label them the same way. Intl knows the zone's DST rules, so a 23- or
 // 25-hour day starts and ends where the API says it does.
 
+import { firstInstantOfDay } from '../../src/core/day-start.js';
+
 export type LocalDate = string; // YYYY-MM-DD
 
 const partsFormats = new Map<string, Intl.DateTimeFormat>();
@@ -37,26 +39,9 @@ export function localDate(ms: number, zone: string): LocalDate {
   return `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
-/**
- * The instant the local day begins, as the API cuts days (dayStartMs in
- * src/core/local-days.ts): its first existing instant when midnight is
- * skipped, the first of two midnights when the clock turns back to one.
- */
+/** The instant the local day begins, where the API's days begin (firstInstantOfDay, src/core/day-start.ts). */
 export function dayStart(date: LocalDate, zone: string): number {
-  const utcMidnight = Date.parse(`${date}T00:00:00Z`);
-  // The zone's 00:00 from a guess of its offset, tried twice, as luxon places a local time on the server: two
-  // offsets that disagree both times mean a skipped midnight, and the day begins where the later offset starts.
-  const first = offsetMs(utcMidnight, zone);
-  let start = utcMidnight - first;
-  const second = offsetMs(start, zone);
-  if (second !== first) {
-    start = utcMidnight - second;
-    const third = offsetMs(start, zone);
-    if (third !== second) start = utcMidnight - Math.min(second, third);
-  }
-  // A 00:00 that comes twice may be placed on its second pass: the day began an offset change earlier.
-  if (localDate(start - 1, zone) === date) start -= offsetMs(start - 1, zone) - offsetMs(start, zone);
-  return start;
+  return firstInstantOfDay(Date.parse(`${date}T00:00:00Z`), (ms) => offsetMs(ms, zone), (ms) => localDate(ms, zone) === date);
 }
 
 /** Calendar arithmetic on a local date. */
