@@ -17,8 +17,8 @@ import { dbLoad } from './lib/db-load.js';
 import { httpLoad } from './lib/http-load.js';
 import { medianOf, type Measurement } from './lib/measure.js';
 import { openRouteTools } from './lib/route-tools.js';
-import { routeHeaders, routeLoad } from './lib/routes.js';
-import { startFloor, startHealthd, type Baseline, type FloorRoute, type Healthd } from './lib/systems.js';
+import { routeLoad } from './lib/routes.js';
+import { floorRoute, startFloor, startHealthd, type Baseline, type FloorRoute, type Healthd } from './lib/systems.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -48,11 +48,7 @@ async function main(): Promise<void> {
   try {
     healthd = await startHealthd(settings, 1);
     const floorRoutes: Record<string, FloorRoute> = {};
-    for (const route of chosen) {
-      const response = await fetch(healthd.baseUrl + route.path, { headers: routeHeaders(route) });
-      if (response.status !== route.expectStatus) throw new Error(`${route.name}: healthd answered ${response.status}`);
-      floorRoutes[route.path] = { route: route.route, ctx, body: await response.text() };
-    }
+    for (const route of chosen) floorRoutes[route.path] = await floorRoute(healthd.baseUrl, route, ctx);
     folded = await startFloor(settings, floorRoutes, floorFile, true);
     each = await startFloor(settings, floorRoutes, floorFile, false);
     const servers = { healthd: { baseUrl: healthd.baseUrl, pids: healthd.processes.map((p) => p.pid) }, 'floor, folded': { baseUrl: folded.baseUrl, pids: [folded.process.pid] }, 'floor, each': { baseUrl: each.baseUrl, pids: [each.process.pid] } };

@@ -14,9 +14,15 @@
 // It prints, per route: the machine's CPU a request by process (healthd,
 // PostgreSQL, the load generator, idle); healthd's split by thread (main, the
 // rest: V8's garbage-collector helpers, libuv, workers) and its kernel part;
-// the symbols the main thread spent most of its own time in; and V8's slow
-// paths on it, by the JavaScript that called them (SLOW_PATH). µs a request:
-// the window's samples over its requests (req/s of the load × the window).
+// the main thread's time by where the code it ran lives (the kernel, Node's
+// binary with V8, compiled JavaScript, libc, uWS); the symbols it spent most
+// of its own time in; and V8's slow paths on it, by the JavaScript that
+// called them (SLOW_PATH). µs a request: the window's samples over its
+// requests (req/s of the load × the window).
+//
+// MACHINE_PROFILE_FLOOR=1 profiles the floor instead (bench/baselines/uws-floor.ts,
+// folded, answering healthd's bytes for the route): the same tables, to set
+// healthd's beside the least a server over the same SQL does.
 // For what runs inside what, open the data with `perf report -i … --children`
 // (the call graphs are there, unwound by frame pointers: roughly, in this VM).
 import { execFile, spawn } from 'node:child_process';
@@ -29,7 +35,7 @@ import { closeChildren } from './lib/child.js';
 import { httpLoad } from './lib/http-load.js';
 import { openRouteTools } from './lib/route-tools.js';
 import { routeLoad } from './lib/routes.js';
-import { startHealthd } from './lib/systems.js';
+import { floorRoute, startFloor, startHealthd } from './lib/systems.js';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 4);
@@ -37,6 +43,19 @@ const HZ = 1999;
 /** perf samples every core: the machine's time is the window times these. */
 const CORES = cpus().length;
 const OUT_DIR = fileURLToPath(new URL('../../bench/data/machine-profiles', import.meta.url));
+const FLOOR = process.env.MACHINE_PROFILE_FLOOR === '1';
+/** perf names compiled JavaScript from the process's map file. */
+const PERF_MAP = ['--perf-basic-prof-only-functions'];
+
+/** Where the code a sample ran lives, by perf's dso: the first that matches. */
+const CODE_HOMES: Array<[string, RegExp]> = [
+  ['the kernel', /\[kernel/],
+  ["compiled JavaScript (V8's JIT)", /\[JIT\]|perf-\d+\.map/],
+  ["Node's binary (V8's builtins, runtime and GC, Node's C++)", /(^|\s|\/)node\s*$/],
+  ['libc (malloc, syscall wrappers)', /libc\.so/],
+  ['uWS', /uws_/],
+  ['other libraries', /./],
+];
 
 /** How many of the main thread's symbols to list, by their own time; how many of its slow paths. */
 const TOP_SYMBOLS = 20;
@@ -105,17 +124,27 @@ async function main(): Promise<void> {
     throw new Error('Linux perf is needed (Debian: apt-get install linux-perf)');
   }
   await mkdir(OUT_DIR, { recursive: true });
-  const { dataset, settings, routes } = await openRouteTools();
+  const { dataset, settings, ctx, routes } = await openRouteTools();
+  const name = FLOOR ? 'the floor' : 'healthd';
   try {
     for (const route of routes(process.argv.slice(2))) {
-      // A server of its own a route: perf names compiled JavaScript from the process's map file, where code
-      // that was collected leaves its name behind for whatever is compiled at its address next.
-      const healthd = await startHealthd(settings, 1, ['--perf-basic-prof-only-functions']);
-      const pid = healthd.processes[0].pid;
+      // A server of its own a route: in the map file, code that was collected leaves its name behind for
+      // whatever is compiled at its address next.
+      let server: { baseUrl: string; pid: number; stop(): Promise<void> };
+      if (FLOOR) {
+        const healthd = await startHealthd(settings, 1);
+        const answer = await floorRoute(healthd.baseUrl, route, ctx).finally(() => healthd.stop());
+        const floor = await startFloor(settings, { [route.path]: answer }, join(OUT_DIR, 'floor-route.json'), true, PERF_MAP);
+        server = { baseUrl: floor.baseUrl, pid: floor.process.pid, stop: () => floor.process.stop() };
+      } else {
+        const healthd = await startHealthd(settings, 1, PERF_MAP);
+        server = { baseUrl: healthd.baseUrl, pid: healthd.processes[0].pid, stop: () => healthd.stop() };
+      }
+      const pid = server.pid;
       try {
-        const file = join(OUT_DIR, `${route.route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}${route.auth === 'wrong' ? '-401' : ''}.data`);
+        const file = join(OUT_DIR, `${FLOOR ? 'floor-' : ''}${route.route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}${route.auth === 'wrong' ? '-401' : ''}.data`);
         await rm(file, { force: true });
-        const job = routeLoad(healthd.baseUrl, route, 10);
+        const job = routeLoad(server.baseUrl, route, 10);
         await httpLoad({ ...job, seconds: 1 });
         const load = httpLoad({ ...job, seconds: SECONDS + 2 });
         await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -139,13 +168,19 @@ async function main(): Promise<void> {
         const serverRows = byThread.filter((row) => threads.has(tidOf(row)));
         const postgres = byThread.filter((row) => /:postgres\b/.test(row.key));
         const idle = byThread.filter((row) => tidOf(row) === 0);
-        const server = sum(serverRows);
+        const serverShare = sum(serverRows);
         const main = sum(serverRows.filter((row) => tidOf(row) === pid));
-        const others = sum(byThread) - server - sum(postgres) - sum(idle);
+        const others = sum(byThread) - serverShare - sum(postgres) - sum(idle);
 
         // Filtered by thread (--tid), perf leaves the kernel's rows out: every table here is sorted by thread instead.
         const byDso = await report(file, ['--no-children', '--sort', 'pid,dso']);
         const kernel = sum(byDso.filter((row) => threads.has(tidOf(row)) && row.key.includes('[kernel')));
+        const mainByHome = new Map<string, number>();
+        for (const row of byDso.filter((r) => tidOf(r) === pid)) {
+          const dso = row.key.replace(/^\d+:\S+\s+/, '');
+          const home = CODE_HOMES.find(([, pattern]) => pattern.test(dso))![0];
+          mainByHome.set(home, (mainByHome.get(home) ?? 0) + row.share);
+        }
 
         // Own time only: it needs no call graph, which samples in this virtual machine do not unwind the same way twice.
         // (perf's --tid filter drops rows of the kernel: every thread's rows are read and the main thread's kept.)
@@ -162,15 +197,21 @@ async function main(): Promise<void> {
           '',
           '| where | µs a request | share of the machine |',
           '|---|---:|---:|',
-          `| healthd, all threads | ${us(server)} | ${(server * 100).toFixed(1)} % |`,
+          `| ${name}, all threads | ${us(serverShare)} | ${(serverShare * 100).toFixed(1)} % |`,
           `| · its main thread | ${us(main)} | ${(main * 100).toFixed(1)} % |`,
-          `| · its other threads (GC helpers, libuv, workers) | ${us(server - main)} | ${((server - main) * 100).toFixed(1)} % |`,
+          `| · its other threads (GC helpers, libuv, workers) | ${us(serverShare - main)} | ${((serverShare - main) * 100).toFixed(1)} % |`,
           `| · in the kernel (all threads) | ${us(kernel)} | ${(kernel * 100).toFixed(1)} % |`,
           `| PostgreSQL | ${us(sum(postgres))} | ${(sum(postgres) * 100).toFixed(1)} % |`,
           `| the load generator and the rest | ${us(others)} | ${(others * 100).toFixed(1)} % |`,
           `| idle | ${us(sum(idle))} | ${(sum(idle) * 100).toFixed(1)} % |`,
           '',
-          `healthd's main thread: the ${TOP_SYMBOLS} symbols it spent most of its own time in ([k] the kernel; JS: compiled JavaScript):`,
+          `${name}'s main thread by where the code it ran lives:`,
+          '',
+          '| code | µs a request |',
+          '|---|---:|',
+          ...CODE_HOMES.filter(([home]) => mainByHome.has(home)).map(([home]) => `| ${home} | ${us(mainByHome.get(home)!)} |`),
+          '',
+          `${name}'s main thread: the ${TOP_SYMBOLS} symbols it spent most of its own time in ([k] the kernel; JS: compiled JavaScript):`,
           '',
           '| symbol | µs a request |',
           '|---|---:|',
@@ -187,7 +228,7 @@ async function main(): Promise<void> {
         ];
         process.stdout.write(lines.join('\n') + '\n');
       } finally {
-        await healthd.stop();
+        await server.stop();
       }
     }
   } finally {

@@ -2,9 +2,10 @@
 // healthd's native binary that answers a bench route's path by running that
 // route's bare-pool statements (bench/lib/bare-sql.ts, prepared, rowMode
 // array, the same pool size), then sending healthd's own answer to that
-// path, read once at start: the same bytes, so the client's share is the
-// same. It checks no token, reads no parameter, shapes no row, writes no
-// request id and one header. By default every request of one turn of the
+// path, read once at start, with the header lines healthd wrote (its
+// X-Request-Id as it was then): the same bytes, so the client's share is the
+// same. It checks no token, reads no parameter, shapes no row and makes no
+// request id. By default every request of one turn of the
 // event loop shares one run of the statements, as healthd's folded reads do
 // (src/db/fold.ts; the bench's requests are all alike); with FLOOR_FOLD=0
 // each request runs its own. It does less than any real route can, so the
@@ -24,13 +25,14 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Numb
 const asked = JSON.parse(readFileSync(process.env.FLOOR_ROUTES!, 'utf8')) as Record<string, FloorRoute>;
 interface Served {
   baseline: BareBaseline;
+  headers: Array<[string, string]>;
   body: Buffer;
 }
 const byPath = new Map<string, Served>();
-for (const [path, { route, ctx, body }] of Object.entries(asked)) {
+for (const [path, { route, ctx, headers, body }] of Object.entries(asked)) {
   const baseline = bareBaselines(ctx)[route];
   if (!baseline) throw new Error(`no bare-pool baseline for ${route}`);
-  byPath.set(path, { baseline, body: Buffer.from(body) });
+  byPath.set(path, { baseline, headers, body: Buffer.from(body) });
 }
 
 interface Waiting {
@@ -39,19 +41,25 @@ interface Waiting {
 }
 const turn = new Map<Served, Waiting[]>();
 
-function answer(waiting: readonly Waiting[], status: string, body: string | Buffer): void {
+const FAILED: Array<[string, string]> = [['content-type', 'application/json']];
+
+function answer(waiting: readonly Waiting[], status: string, headers: ReadonlyArray<[string, string]>, body: string | Buffer): void {
   for (const w of waiting) {
     if (w.aborted) continue;
-    w.res.cork(() => w.res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(body));
+    w.res.cork(() => {
+      w.res.writeStatus(status);
+      for (const [name, value] of headers) w.res.writeHeader(name, value);
+      w.res.end(body);
+    });
   }
 }
 
 function run(served: Served, waiting: Waiting[]): void {
   runBare(pool, served.baseline).then(
-    () => answer(waiting, '200 OK', served.body),
+    () => answer(waiting, '200 OK', served.headers, served.body),
     (error: unknown) => {
       process.stderr.write(`floor: ${String(error)}\n`);
-      answer(waiting, '500 Internal Server Error', '{}');
+      answer(waiting, '500 Internal Server Error', FAILED, '{}');
     },
   );
 }

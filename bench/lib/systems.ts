@@ -3,7 +3,7 @@
 // on the same database, token and user.
 import { writeFile } from 'node:fs/promises';
 import { freePort } from '../../src/db/embedded.js';
-import type { BenchContext } from './routes.js';
+import { routeHeaders, type BenchContext, type BenchRoute } from './routes.js';
 import { distPath, healthdMain, RssSampler, startProcess, type ServerProcess } from './processes.js';
 
 export const BENCH_TOKEN = 'bench-token-0123456789abcdef';
@@ -70,11 +70,28 @@ export async function startHello(): Promise<Baseline> {
   return { baseUrl: `http://127.0.0.1:${port}`, process };
 }
 
-/** A path the floor serves: its route template (which names its bare-pool statements), the context they need, and the body it answers. */
+/**
+ * A path the floor serves: its route template (which names its bare-pool
+ * statements), the context they need, and healthd's answer to it: the
+ * headers healthd writes itself (name, value; uWS adds Date, its mark and
+ * Content-Length to both) and the body.
+ */
 export interface FloorRoute {
   route: string;
   ctx: BenchContext;
+  headers: Array<[string, string]>;
   body: string;
+}
+
+/** The header lines a server wrote itself, in fetch's order (those uWS adds to every answer left out: the floor's get them too). */
+const UWS_ADDS = new Set(['date', 'uwebsockets', 'content-length']);
+
+/** What the floor answers to `route`'s path: healthd's answer there (a healthd at `baseUrl`), its own header lines and body. */
+export async function floorRoute(baseUrl: string, route: BenchRoute, ctx: BenchContext): Promise<FloorRoute> {
+  const response = await fetch(baseUrl + route.path, { headers: routeHeaders(route) });
+  if (response.status !== route.expectStatus) throw new Error(`${route.name}: healthd answered ${response.status}`);
+  const headers = [...response.headers].filter(([name]) => !UWS_ADDS.has(name));
+  return { route: route.route, ctx, headers, body: await response.text() };
 }
 
 /**
@@ -82,13 +99,14 @@ export interface FloorRoute {
  * for `routes` (path with query → FloorRoute, handed over in the file `file`),
  * each turn's requests sharing one run of the statements (`fold`) or each running its own.
  */
-export async function startFloor(settings: SystemSettings, routes: Record<string, FloorRoute>, file: string, fold: boolean): Promise<Baseline> {
+export async function startFloor(settings: SystemSettings, routes: Record<string, FloorRoute>, file: string, fold: boolean, nodeArgs: string[] = []): Promise<Baseline> {
   await writeFile(file, JSON.stringify(routes));
   const port = await freePort();
   const process = await startProcess(
     distPath('../baselines/uws-floor.js'),
     { DATABASE_URL: settings.databaseUrl, DB_POOL_SIZE: String(settings.poolSize), PORT: String(port), FLOOR_FOLD: fold ? '1' : '0', FLOOR_ROUTES: file },
     /floor listening/,
+    nodeArgs,
   );
   return { baseUrl: `http://127.0.0.1:${port}`, process };
 }

@@ -227,7 +227,7 @@ export function createHttpServer(uws: Uws, services: Services, routes: readonly 
         // Reads `req`, so it is called only here, before the first await; once at most.
         let known: string | undefined;
         const address = () => (known ??= uwsClientAddress(res, config.trustProxyHeaders ? forwardedFor(req) : '', config.trustProxyHeaders));
-        const wait = throttle.retryAfterFor(address, Date.now());
+        const wait = throttle.retryAfterFor(address);
         if (wait > 0) throw errors.tooManyFailedAuth(wait);
         const authenticated = authenticate(request.authorization);
         if (authenticated === null) {

@@ -34,12 +34,13 @@ export class FailedAuthThrottle {
   }
 
   /**
-   * retryAfterSeconds for the client `addressOf` names, asked only while some
-   * address holds failures: reading a client's address costs a copy and a
-   * parse, and with no failure anywhere every request may be evaluated.
+   * retryAfterSeconds for the client `addressOf` names now, asked only while
+   * some address holds failures: reading a client's address costs a copy and
+   * a parse, and the clock a call into V8's runtime, and with no failure
+   * anywhere every request may be evaluated.
    */
-  retryAfterFor(addressOf: () => string, now: number): number {
-    return this.buckets.size === 0 ? 0 : this.retryAfterSeconds(addressOf(), now);
+  retryAfterFor(addressOf: () => string): number {
+    return this.buckets.size === 0 ? 0 : this.retryAfterSeconds(addressOf(), Date.now());
   }
 
   /** Seconds to wait when the allowance is empty, or 0 when a request may be evaluated. */

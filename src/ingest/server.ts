@@ -133,7 +133,7 @@ export function createIngestServer(uws: Uws, options: IngestServerOptions): Inge
   /** The checks every authenticated request passes, in order; answers the user it acts for. */
   function authorize(res: HttpResponse, request: Snapshot): string {
     const address = () => uwsClientAddress(res, request.forwardedFor, trustProxyHeaders);
-    const wait = throttle.retryAfterFor(address, Date.now());
+    const wait = throttle.retryAfterFor(address);
     if (wait > 0) throw errors.tooManyFailedAuth(wait);
     const uploader = authenticate(request.authorization);
     if (uploader === null) {

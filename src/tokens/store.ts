@@ -7,7 +7,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { activeTokens, type ActiveToken, type TokenKind } from '../db/tokens.js';
 import type { Db } from '../db/pool.js';
-import { makeTokenCheck } from '../http/auth.js';
+import { bearerToken, makeTokenCheck } from '../http/auth.js';
 import { errors } from '../errors.js';
 import { TOKEN_REFRESH_MS, TOKENS_STALE_MS } from '../limits.js';
 import { describeError, log } from '../log.js';
@@ -22,8 +22,6 @@ export function newToken(kind: TokenKind): string {
 
 /** What is stored: tokens are random, so one SHA-256 is enough (no guessing to slow down). */
 export const tokenHash = (token: string): string => hash('sha256', token, 'hex');
-
-const BEARER = /^bearer[ ]+(\S+)[ ]*$/i;
 
 /** Who an upload may write for: the token's bound user, or anyone (the shared token). */
 export interface Uploader {
@@ -93,12 +91,11 @@ export class TokenStore {
     return false;
   }
 
-  /** The issued token of `kind` a bearer header presents, or undefined; a 503 (thrown) when the tokens have not been read for TOKENS_STALE_MS. */
-  lookup(authorization: string, kind: TokenKind): ActiveToken | undefined {
-    const match = BEARER.exec(authorization);
-    if (!match || !match[1].startsWith(PREFIX[kind])) return undefined;
+  /** The issued token of `kind` that `presented` (bearerToken's) is, or undefined; a 503 (thrown) when the tokens have not been read for TOKENS_STALE_MS. */
+  lookup(presented: string | null, kind: TokenKind): ActiveToken | undefined {
+    if (presented === null || !presented.startsWith(PREFIX[kind])) return undefined;
     if (performance.now() - this.readAt > TOKENS_STALE_MS) throw errors.tokensUnchecked();
-    const token = this.byHash.get(tokenHash(match[1]));
+    const token = this.byHash.get(tokenHash(presented));
     return token?.kind === kind ? token : undefined;
   }
 }
@@ -112,9 +109,10 @@ export function readAuthenticator(store: TokenStore, apiToken: string): (authori
   const matchesStatic = makeTokenCheck(apiToken);
   const staticReader: Reader = Object.freeze({ boundUser: null });
   return (authorization) => {
-    const issued = store.lookup(authorization, 'read');
+    const presented = bearerToken(authorization);
+    const issued = store.lookup(presented, 'read');
     if (issued) return { boundUser: issued.userId, honoured: () => store.holds(issued.hash) };
-    return matchesStatic(authorization) ? staticReader : null;
+    return matchesStatic(presented) ? staticReader : null;
   };
 }
 
@@ -123,8 +121,9 @@ export function uploadAuthenticator(store: TokenStore, uploadToken: string | nul
   const matchesShared = uploadToken === null ? () => false : makeTokenCheck(uploadToken);
   const shared: Uploader = Object.freeze({ boundUser: null });
   return (authorization) => {
-    const issued = store.lookup(authorization, 'upload');
+    const presented = bearerToken(authorization);
+    const issued = store.lookup(presented, 'upload');
     if (issued) return { boundUser: issued.userId };
-    return matchesShared(authorization) ? shared : null;
+    return matchesShared(presented) ? shared : null;
   };
 }
