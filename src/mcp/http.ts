@@ -132,7 +132,7 @@ export function createMcpHttpServer(core: McpCore, options: McpHttpOptions = {})
       db: core.services.pool,
       requestId: 'mcp-healthz',
     };
-    const reply = await health.run(ctx, new Map(), {});
+    const reply = await health.run(ctx, new Map(), new Map());
     if (reply.kind !== 'json') throw new Error('healthz did not answer JSON');
     res.writeHead(reply.status ?? 200, JSON_HEADERS).end(JSON.stringify(reply.body));
   }

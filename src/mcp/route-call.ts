@@ -58,7 +58,7 @@ export class RouteTable {
           db,
           requestId,
         };
-        return await route.run(ctx, rawQuery(request.query ?? {}), request.path ?? {});
+        return await route.run(ctx, rawQuery(request.query ?? {}), new Map(Object.entries(request.path ?? {}).map(([name, value]) => [name, [value]])));
       } catch (error) {
         throw toolError(error, requestId, route.path);
       }

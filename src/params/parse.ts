@@ -7,7 +7,7 @@ import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { errors } from '../errors.js';
 import { canonicalUuid } from '../core/uuid.js';
-import { NOT_EMPTY, type RawQuery } from './query-string.js';
+import { NOT_EMPTY, type Params } from './query-string.js';
 
 const INTEGER = /^(0|-?[1-9][0-9]*)$/;
 
@@ -80,7 +80,7 @@ function coerce(name: string, raws: readonly string[], schema: TSchema): unknown
 }
 
 export interface ParamParser<T extends TObject> {
-  (query: RawQuery): Static<T>;
+  (query: Params): Static<T>;
 }
 
 /** Compiles a parser for one route's query schema (unknown parameters are ignored). */

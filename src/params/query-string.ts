@@ -5,6 +5,9 @@ import { errors } from '../errors.js';
 
 export type RawQuery = Map<string, string[]>;
 
+/** Parameters as the parsers read them (src/params/parse.ts): a query's, or a path's. */
+export type Params = ReadonlyMap<string, readonly string[]>;
+
 /** What is said of a value holding NUL, which PostgreSQL text cannot hold (the tools say it of their inputs too). */
 export const NO_NUL = 'must not contain a NUL character';
 /** What is said of a value that is empty or spaces alone (the tools say it of their names too). */

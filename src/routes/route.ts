@@ -9,7 +9,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { StreamSink } from '../export/sink.js';
 import type { Tunables } from '../limits.js';
 import { compileParamParser } from '../params/parse.js';
-import type { RawQuery } from '../params/query-string.js';
+import type { Params } from '../params/query-string.js';
 import type { Services } from '../services.js';
 import type { Db } from '../db/pool.js';
 
@@ -155,8 +155,8 @@ export interface Route extends RouteFacts {
   readsHost: boolean;
   params: TObject;
   pathParams?: TObject;
-  /** Parses the parameters (a 400 names the first problem), then runs the handler. */
-  run(ctx: RequestContext, query: RawQuery, path: Readonly<Record<string, string>>): Promise<Reply>;
+  /** Parses the parameters, the query's and the path's (a 400 names the first problem), then runs the handler. */
+  run(ctx: RequestContext, query: Params, path: Params): Promise<Reply>;
   immediate?(services: Services): JsonReply | undefined;
 }
 
@@ -173,7 +173,7 @@ export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(
     crossOrigin: crossOrigin ?? true,
     readsHost: readsHost ?? false,
     run(ctx, query, path) {
-      const pathParams = parsePath ? parsePath(new Map(Object.entries(path).map(([name, value]) => [name, [value]]))) : (NO_PATH as Static<P>);
+      const pathParams = parsePath ? parsePath(path) : (NO_PATH as Static<P>);
       // Each member named, not `{ ...ctx, … }`: a spread's copy missed its inline cache on every request (bench/RESULTS.md, 2026-12-07).
       const { userId, reader, request, services, db, requestId } = ctx;
       return handler({ userId, reader, request, services, db, requestId, query: parseQuery(query), path: pathParams });
