@@ -250,6 +250,10 @@ describe('multi-user server', () => {
   test('lists every user and reads another user by user=', async () => {
     const { body } = await server.getJson('/v1/users');
     assert.equal(body.multiUser, true);
+    // The list is made once for a turn's requests and the answer around it as text: the bytes are JSON.stringify's of the answer, in its order.
+    const text = await (await server.get('/v1/users')).text();
+    assert.equal(text, JSON.stringify({ users: body.users, default: DEFAULT_USER, multiUser: true, timeZone: body.timeZone }));
+    assert.deepEqual(Object.keys(body.users[0]), ['userID', 'name', 'email', 'createdAt', 'lastSync', 'batches', 'uploadedSamples']);
     assert.deepEqual(body.users.map((u: { userID: string }) => u.userID), [DEFAULT_USER, OTHER_USER]);
     assert.deepEqual(body.users[1], { userID: OTHER_USER, name: 'Bob', email: null, createdAt: 2000, lastSync: 9000, batches: 1, uploadedSamples: 1 });
     const profile = await server.getJson(`/v1/profile?user=${OTHER_USER.toUpperCase()}`);

@@ -183,6 +183,9 @@ export function defineRoute<Q extends TObject, P extends TObject = TObject<{}>>(
 
 export const json = (body: unknown, status = 200, headers?: Record<string, string>): JsonReply => ({ kind: 'json', status, body, headers });
 
+/** A 200 whose body is JSON already made (its text or its UTF-8). */
+export const jsonText = (body: string | Uint8Array): TextReply => ({ kind: 'text', contentType: 'application/json', body });
+
 /** The path and query of a route's example request, percent-encoded where needed. */
 export function exampleUrl(route: Pick<Route, 'path' | 'example'>): string {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(route.example.path?.[name] ?? `{${name}}`));

@@ -1,9 +1,13 @@
 // GET /v1/users — every user with multi-user reads on; only the default user otherwise.
 import { Type } from '@sinclair/typebox';
 import { findUser, listAllUsers } from '../db/queries/users.js';
-import { UsersResponse } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { perResult } from '../db/fold.js';
+import { UsersResponse, type UserT } from '../schemas/resources.js';
+import { defineRoute, json, jsonText } from './route.js';
 import { EXAMPLE } from '../schemas/examples.js';
+
+/** The users' list as JSON, once a folded result (perResult). */
+const usersJson = perResult((users: UserT[]) => JSON.stringify(users));
 
 export const usersRoute = defineRoute({
   operationId: 'listUsers',
@@ -33,7 +37,14 @@ export const usersRoute = defineRoute({
   async handler({ services, reader }) {
     const { config, pool } = services;
     const only = reader.boundUser ?? (config.multiUser ? null : config.defaultUserId);
-    const users = only === null ? await listAllUsers(pool) : await findUser(pool, only).then((user) => (user ? [user] : []));
-    return json({ users, default: only ?? config.defaultUserId, multiUser: reader.boundUser === null && config.multiUser, timeZone: config.timeZone });
+    if (only === null) {
+      // Every user, for the static token with multi-user reads on: the requests of a turn share the list (src/db/fold.ts), and its JSON is
+      // made once for them; the rest is the bytes JSON.stringify gives the same object.
+      const users = usersJson(await listAllUsers(pool));
+      const body = `{"users":${users},"default":${JSON.stringify(config.defaultUserId)},"multiUser":true,"timeZone":${JSON.stringify(config.timeZone)}}`;
+      return jsonText(body);
+    }
+    const user = await findUser(pool, only);
+    return json({ users: user ? [user] : [], default: only, multiUser: false, timeZone: config.timeZone });
   },
 });

@@ -1,11 +1,11 @@
 // GET /v1/workouts/{uuid} — one workout: its summary plus statistics, events
 // and sub-activities as synced.
 import { Type } from '@sinclair/typebox';
-import { findWorkout } from '../db/queries/workouts.js';
+import { workoutDetailBody } from '../db/queries/workouts.js';
 import { errors } from '../errors.js';
 import { Uuid } from '../schemas/common.js';
 import { WorkoutDetail } from '../schemas/resources.js';
-import { defineRoute, json } from './route.js';
+import { defineRoute, jsonText } from './route.js';
 import { EXAMPLE, EXAMPLE_WORKOUT } from '../schemas/examples.js';
 
 export const workoutDetailRoute = defineRoute({
@@ -38,8 +38,8 @@ export const workoutDetailRoute = defineRoute({
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
   async handler({ db, services, userId, path }) {
-    const workout = await findWorkout(db, userId, path.uuid);
-    if (!workout) throw errors.workoutNotFound();
-    return json(workout);
+    const body = await workoutDetailBody(db, userId, path.uuid);
+    if (!body) throw errors.workoutNotFound();
+    return jsonText(body);
   },
 });

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { jsonNumber } from '../../core/json-text.js';
 import { UUID_TEXT_LENGTH, uuidAt } from '../../core/uuid-text.js';
 import { prepared, type Db } from '../pool.js';
-import { foldedRead, foldedRow } from '../fold.js';
+import { foldedRead, foldedRow, perResult } from '../fold.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { typeLists, typeListsJson } from '../names.js';
 import type { WorkoutDetailT, WorkoutSummaryT } from '../../schemas/resources.js';
@@ -180,18 +180,28 @@ const workoutDetails = foldedRead<DetailKey, DetailRow | undefined>(async (db, k
   return keys.map((k) => found.get(`${k.userId} ${k.uuid}`));
 });
 
-/** One workout of the user (uuid lowercase), or undefined when missing or someone else's. */
-export async function findWorkout(db: Db, userId: string, uuid: string): Promise<WorkoutDetailT | undefined> {
+/** What a detail row's requests share besides the row: its answer's bytes, once made (perResult). */
+const detailBodies = perResult((_: DetailRow): { body?: Buffer } => ({}));
+
+/**
+ * One workout of the user (uuid lowercase) as its answer's bytes, JSON.stringify's of the
+ * WorkoutDetail; undefined when missing or someone else's. The requests of a turn for one
+ * workout share its row (src/db/fold.ts), and so the bytes, made and encoded once.
+ */
+export async function workoutDetailBody(db: Db, userId: string, uuid: string): Promise<Buffer | undefined> {
   const row = await workoutDetails(db, `${userId} ${uuid}`, { userId, uuid });
   if (row === undefined) return undefined;
+  const shared = detailBodies(row);
+  if (shared.body !== undefined) return shared.body;
   const [availableMetrics] = await typeLists(db, [row.availableMetrics]);
-  // Each member named, in WorkoutDetail's order: rest and spread copies take V8's slow path every request (bench/RESULTS.md, 2026-12-07).
+  // Each member named, in WorkoutDetail's order: rest and spread copies take V8's slow path (bench/RESULTS.md, 2026-12-07).
   // A jsonb null arrives as null too; absent detail reads as empty.
-  return {
+  const detail: WorkoutDetailT = {
     uuid: row.uuid, activityType: row.activityType, start: row.start, end: row.end, durationS: row.durationS, distanceM: row.distanceM,
     energyKcal: row.energyKcal, hasRoute: row.hasRoute, availableMetrics,
     statisticsDetail: row.statistics ?? {}, events: row.events ?? [], activities: row.activities ?? [],
   };
+  return (shared.body ??= Buffer.from(JSON.stringify(detail)));
 }
 
 export interface WorkoutBounds {
