@@ -37,7 +37,7 @@ export const workoutDetailRoute = defineRoute({
     },
     { status: 404, description: 'The workout does not exist for this user.' },
   ],
-  async handler({ db, services, userId, path }) {
+  async handler({ db, userId, path }) {
     const body = await workoutDetailBody(db, userId, path.uuid);
     if (!body) throw errors.workoutNotFound();
     return jsonText(body);
