@@ -11,6 +11,7 @@
 // so each sees what a statement of its own, sent then, would have seen.
 import pg from 'pg';
 import { ClientGone, connection, prepared, RequestDb, type Db } from './pool.js';
+import { readPrepared } from './prepared-read.js';
 
 interface Waiter<R> {
   resolve(value: R): void;
@@ -163,7 +164,7 @@ export function foldedRow<R>(sql: string, types: readonly string[], rowMode?: 'a
   const read = foldedRead<readonly unknown[], R>(async (client, inputs) => {
     const values = types.map((_, k) => inputs.map((params) => params[k]));
     const config = statement(values);
-    const { rows } = rowMode ? await client.query({ ...config, rowMode }) : await client.query(config);
+    const rows = await readPrepared<R>(client, config, rowMode);
     if (rows.length !== inputs.length) throw new Error(`a folded statement answered ${rows.length} rows for ${inputs.length} requests`);
     return rows as R[];
   });

@@ -13,6 +13,13 @@ import { describeError, log } from '../log.js';
 // ms and counts, all far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** One run of a prepared statement: its name, text and parameters (a pg.QueryConfig; src/db/prepared-read.ts reads its rows). */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
 /**
  * A statement each session parses and plans once, then only executes (a named
  * prepared statement): for the read routes' fixed SQL that walks an index by
@@ -22,7 +29,7 @@ pg.types.setTypeParser(20, (value) => Number(value));
  * bench/RESULTS.md). Behind PgBouncer this wants session pooling (or its
  * max_prepared_statements).
  */
-export function prepared(text: string): (values: unknown[]) => pg.QueryConfig {
+export function prepared(text: string): (values: unknown[]) => PreparedStatement {
   const name = `healthd_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
   return (values) => ({ name, text, values });
 }

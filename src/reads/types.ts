@@ -9,6 +9,7 @@
 import { kindOfIdentifier, typeInfo, type TypeKind } from '../core/registry.js';
 import { sampleTypeId } from '../db/names.js';
 import { prepared, type Db } from '../db/pool.js';
+import { readPrepared } from '../db/prepared-read.js';
 
 /** Whether a user holds data of a type: one index probe each where the routes read it (streams: migration 9). */
 export const USER_HOLDS_TYPE = prepared(
@@ -36,7 +37,7 @@ export async function knownTypes(db: Db, userId: string, identifiers: readonly s
     }
     const kind = kindOfIdentifier(identifier);
     const typeId = kind === undefined ? null : await sampleTypeId(db, identifier);
-    if (kind !== undefined && typeId !== null && (await db.query<{ held: boolean }>(USER_HOLDS_TYPE([userId, typeId]))).rows[0].held) {
+    if (kind !== undefined && typeId !== null && (await readPrepared<{ held: boolean }>(db, USER_HOLDS_TYPE([userId, typeId])))[0].held) {
       kinds.set(identifier, kind);
       stored.add(identifier);
     }

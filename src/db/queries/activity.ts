@@ -6,6 +6,7 @@ import { DayReader, dayListSql } from '../../core/daily-columns.js';
 import { jsonNumber } from '../../core/json-text.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
+import { readPrepared } from '../prepared-read.js';
 import { foldedRow, perResult } from '../fold.js';
 import type { ActivityDayT } from '../../schemas/resources.js';
 
@@ -41,8 +42,7 @@ const activityDaysColumns = foldedRow<Record<string, string>>(
 const MEMBERS = RINGS.map(([, name]) => `,"${name}":`);
 
 export async function activityDays(db: Db, userId: string, firstDay: string, lastDay: string): Promise<ActivityDayT[]> {
-  const { rows } = await db.query<ActivityDayT>(ACTIVITY_DAYS([userId, firstDay, lastDay]));
-  return rows;
+  return readPrepared<ActivityDayT>(db, ACTIVITY_DAYS([userId, firstDay, lastDay]));
 }
 
 /** The body of a row of columns, built and encoded once for the requests of a turn that share the row (perResult). */

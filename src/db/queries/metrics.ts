@@ -6,6 +6,7 @@ import { dayListSql, type DailyValueColumns } from '../../core/daily-columns.js'
 import { exoticNumberSql, jsonNumberSql } from '../json-text.js';
 import { isValueSql } from '../../core/values.js';
 import { prepared, type Db } from '../pool.js';
+import { readPrepared } from '../prepared-read.js';
 import { foldedRead, itemColumns, rowsByRequest } from '../fold.js';
 import type { DailyMetricType } from '../../core/registry.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
@@ -54,7 +55,7 @@ interface LatestRequest {
 
 const latestOfRequests = foldedRead<LatestRequest, LatestSampleRow[]>(async (db, requests) => {
   const { columns } = itemColumns(requests, 2, (request) => request.identifiers.map((identifier) => [request.userId, identifier]));
-  const { rows } = await db.query<LatestSampleRow & { request: number }>(LATEST_METRICS_FOLDED(columns));
+  const rows = await readPrepared<LatestSampleRow & { request: number }>(db, LATEST_METRICS_FOLDED(columns));
   // Each row keeps its request's number: the route reads the members it answers with (a copy without it cost every row V8's slow path).
   return rowsByRequest(rows, requests.length);
 });
@@ -192,7 +193,7 @@ interface FirstPageRow {
 /** Each request's rows, positions counted from 1 within it. */
 const firstPagesOf = foldedRead<DailyPage, FirstPageRow[]>(async (db, pages) => {
   const { columns, before } = itemColumns(pages, 6, (page) => page.types.map((type) => [page.userId, type.identifier, type.cumulative, page.firstDay, page.lastDay, page.limit]));
-  const { rows } = await db.query<FirstPageRow>(DAILY_FIRST_PAGES_COLUMNS(columns));
+  const rows = await readPrepared<FirstPageRow>(db, DAILY_FIRST_PAGES_COLUMNS(columns));
   // Positions count through every request's types: from 1 within each (set on the rows this statement made, before any request reads them).
   for (const row of rows) row.position -= before[row.request];
   return rowsByRequest(rows, pages.length);
@@ -226,7 +227,7 @@ export interface DailyDaysText {
 
 /** A page as JSON text per requested position, or null when a value's text differs from JSON.stringify's (then read the columns). */
 export async function dailyValuesText(db: Db, page: DailyPage): Promise<DailyDaysText[] | null> {
-  const { rows } = await db.query<DailyDaysText & { exotic: boolean }>(DAILY_METRICS_TEXT(pageParams(page)));
+  const rows = await readPrepared<DailyDaysText & { exotic: boolean }>(db, DAILY_METRICS_TEXT(pageParams(page)));
   return rows.some((row) => row.exotic) ? null : rows;
 }
 
@@ -244,12 +245,11 @@ export const DAILY_METRICS_COLUMNS_SQL = `
 const DAILY_METRICS_COLUMNS = prepared(DAILY_METRICS_COLUMNS_SQL);
 
 export async function dailyValueColumns(db: Db, page: DailyPage): Promise<DailyValueColumns> {
-  const { rows } = await db.query<{ positions: string; dates: string; values: string }>(DAILY_METRICS_COLUMNS(pageParams(page)));
+  const rows = await readPrepared<{ positions: string; dates: string; values: string }>(db, DAILY_METRICS_COLUMNS(pageParams(page)));
   const row = rows[0];
   return { positions: float8ArrayFromSql(row.positions), dates: row.dates, values: float8ArrayFromSql(row.values) };
 }
 
 export async function dailyValues(db: Db, page: DailyPage): Promise<DailyValueRow[]> {
-  const { rows } = await db.query<DailyValueRow>(DAILY_METRICS(pageParams(page)));
-  return rows;
+  return readPrepared<DailyValueRow>(db, DAILY_METRICS(pageParams(page)));
 }

@@ -6,6 +6,7 @@
 // the export as objects.
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { prepared, type Db } from '../pool.js';
+import { readPrepared } from '../prepared-read.js';
 import { foldedRow, perResult } from '../fold.js';
 
 export interface StateOfMindRow {
@@ -31,8 +32,7 @@ const STATE_OF_MIND = prepared(
 );
 
 export async function stateOfMindRows(db: Db, userId: string, fromMs: number, toMs: number): Promise<StateOfMindRow[]> {
-  const { rows } = await db.query<StateOfMindRow>(STATE_OF_MIND([userId, fromMs, toMs]));
-  return rows;
+  return readPrepared<StateOfMindRow>(db, STATE_OF_MIND([userId, fromMs, toMs]));
 }
 
 /**

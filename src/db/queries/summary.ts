@@ -18,6 +18,7 @@ import type { DailyMetricType } from '../../core/registry.js';
 import type { SummaryInput } from '../../core/summary.js';
 import { float8ArrayFromSql } from '../binary-arrays.js';
 import { prepared, shiftParams, type Db } from '../pool.js';
+import { readPrepared } from '../prepared-read.js';
 import { DAILY_METRICS_COLUMNS_SQL, LATEST_METRICS_SQL, pageParams } from './metrics.js';
 import { newestUploadSql } from './users.js';
 
@@ -84,7 +85,8 @@ export type SummaryRead = Pick<SummaryInput, 'name' | 'lastSync' | 'daily' | 'ri
 
 export async function summaryRead(db: Db, request: SummaryReadRequest): Promise<SummaryRead> {
   const { userId } = request;
-  const { rows } = await db.query<SummaryReadRow>(
+  const rows = await readPrepared<SummaryReadRow>(
+    db,
     SUMMARY_READ([
       userId,
       ...pageParams({ userId, types: request.dailyTypes, firstDay: request.firstDay, lastDay: request.lastDay, limit: null, offset: 0 }),

@@ -1,6 +1,7 @@
 // Users (with their upload totals) and profiles.
 import { prepared, type Db } from '../pool.js';
 import { foldedRead } from '../fold.js';
+import { readPrepared } from '../prepared-read.js';
 import type { ProfileT, UserT } from '../../schemas/resources.js';
 
 // A user's batches and samples are the sums of their upload_totals rows
@@ -37,10 +38,11 @@ const SOME_USERS = prepared(`
   LEFT JOIN (${BATCH_TOTALS} WHERE user_id = ANY($1::uuid[]) GROUP BY user_id) b ON b.user_id = u.user_id
   WHERE u.user_id = ANY($1::uuid[])`);
 
-const PROFILES = prepared(
-  `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
-   FROM profiles WHERE user_id = ANY($1::uuid[])`,
-);
+/** The profiles of the users $1 (uuid[]) names (bench/prepared-read.ts reads it too). */
+export const PROFILES_SQL = `SELECT user_id::text AS "userID", name, email, date_of_birth_ms AS "dateOfBirth", biological_sex AS "biologicalSex"
+   FROM profiles WHERE user_id = ANY($1::uuid[])`;
+
+const PROFILES = prepared(PROFILES_SQL);
 
 /** The rows of `userIds` (uuids in lower case, as the rows give them back) in their order; undefined for one without a row. */
 const byUser = <T extends { userID: string }>(rows: T[], userIds: readonly string[]): Array<T | undefined> => {
@@ -48,9 +50,9 @@ const byUser = <T extends { userID: string }>(rows: T[], userIds: readonly strin
   return userIds.map((id) => found.get(id));
 };
 
-const allUsers = foldedRead<null, UserT[]>(async (db) => [(await db.query<UserT>(ALL_USERS([]))).rows]);
-const oneUser = foldedRead<string, UserT | undefined>(async (db, userIds) => byUser((await db.query<UserT>(SOME_USERS([userIds]))).rows, userIds));
-const oneProfile = foldedRead<string, ProfileT | undefined>(async (db, userIds) => byUser((await db.query<ProfileT>(PROFILES([userIds]))).rows, userIds));
+const allUsers = foldedRead<null, UserT[]>(async (db) => [await readPrepared<UserT>(db, ALL_USERS([]))]);
+const oneUser = foldedRead<string, UserT | undefined>(async (db, userIds) => byUser(await readPrepared<UserT>(db, SOME_USERS([userIds])), userIds));
+const oneProfile = foldedRead<string, ProfileT | undefined>(async (db, userIds) => byUser(await readPrepared<ProfileT>(db, PROFILES([userIds])), userIds));
 
 export const listAllUsers = (db: Db): Promise<UserT[]> => allUsers(db, '', null);
 

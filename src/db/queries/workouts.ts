@@ -2,10 +2,10 @@
 // recorded streams as float8 arrays. The page walks the (user_id, start_ms
 // DESC, uuid) index; a workout's route and streams are found by their primary
 // keys (workout_uuid), so each page costs at most limit + offset index rows.
-import type pg from 'pg';
 import { jsonNumber } from '../../core/json-text.js';
 import { UUID_TEXT_LENGTH, uuidAt } from '../../core/uuid-text.js';
-import { prepared, type Db } from '../pool.js';
+import { prepared, type Db, type PreparedStatement } from '../pool.js';
+import { readPrepared } from '../prepared-read.js';
 import { foldedRead, foldedRow, perResult } from '../fold.js';
 import { float8ArrayFromSql, float8ArraySql } from '../binary-arrays.js';
 import { typeLists, typeListsJson } from '../names.js';
@@ -50,7 +50,7 @@ export interface WorkoutFilter {
 
 // One prepared statement per combination of filters given: each has a plan
 // of its own (the activity type's index with one, the start index without).
-const PAGE_STATEMENTS = new Map<string, (values: unknown[]) => pg.QueryConfig>();
+const PAGE_STATEMENTS = new Map<string, (values: unknown[]) => PreparedStatement>();
 
 /** The page's filters as SQL over $1…, their values (the user's first, limit and offset last) and types, and its shape. */
 function pageFilter(userId: string, filter: WorkoutFilter) {
@@ -71,12 +71,12 @@ function pageFilter(userId: string, filter: WorkoutFilter) {
   return { page, values: [...values, filter.limit, filter.offset], types: [...types, 'bigint', 'bigint'], shape };
 }
 
-/** The page's statement and its values, as rows. */
-function pageQuery(userId: string, filter: WorkoutFilter): pg.QueryArrayConfig {
+/** The page's statement and its values. */
+function pageQuery(userId: string, filter: WorkoutFilter): PreparedStatement {
   const { page, values, shape } = pageFilter(userId, filter);
   let statement = PAGE_STATEMENTS.get(shape);
   if (!statement) PAGE_STATEMENTS.set(shape, (statement = prepared(page(''))));
-  return { ...statement(values), rowMode: 'array' as const };
+  return statement(values);
 }
 
 // The page as one row of columns (PAGE_COLUMNS), one reader per shape: the
@@ -92,7 +92,7 @@ function pageColumns(db: Db, userId: string, filter: WorkoutFilter): Promise<str
 
 /** One page of a user's workouts, newest first (start_ms DESC, then uuid), as rows of values. */
 async function workoutRows(db: Db, userId: string, filter: WorkoutFilter): Promise<WorkoutSummaryRow[]> {
-  const { rows } = await db.query<WorkoutSummaryRow>(pageQuery(userId, filter));
+  const rows = await readPrepared<WorkoutSummaryRow>(db, pageQuery(userId, filter), 'array');
   // The page holds the streams' type ids until they are named here.
   const metrics = await typeLists(db, rows.map((row) => row[8] as unknown as number[]));
   rows.forEach((row, i) => (row[8] = metrics[i]));
@@ -175,7 +175,7 @@ interface DetailKey {
 }
 
 const workoutDetails = foldedRead<DetailKey, DetailRow | undefined>(async (db, keys) => {
-  const { rows } = await db.query<DetailRow & { owner: string }>(WORKOUT_DETAILS([keys.map((k) => k.userId), keys.map((k) => k.uuid)]));
+  const rows = await readPrepared<DetailRow & { owner: string }>(db, WORKOUT_DETAILS([keys.map((k) => k.userId), keys.map((k) => k.uuid)]));
   const found = new Map<string, DetailRow>(rows.map((row) => [`${row.owner} ${row.uuid}`, row]));
   return keys.map((k) => found.get(`${k.userId} ${k.uuid}`));
 });
