@@ -3,7 +3,8 @@
 // fragment …]` (after `npx tsc -p .`; the small routes by default) measures,
 // interleaved run by run, healthd, the floor server with its turns folded,
 // the floor server statement per request (bench/baselines/uws-floor.ts: the
-// bare pool's own statements behind uWS, then healthd's answer to the path,
+// bare pool's own statements behind uWS, read as healthd reads its
+// prepared statements, then healthd's answer to the path,
 // read once at start, sent as it is) and the bare pool, and prints req/s, CPU
 // µs a request (process under test · PostgreSQL · autocannon) and each one's
 // ratio to the bare pool. The floor does less per request than any route can

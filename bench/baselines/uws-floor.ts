@@ -1,7 +1,8 @@
 // The floor of an HTTP server over the bare pool's SQL: a uWS server on
 // healthd's native binary that answers a bench route's path by running that
 // route's bare-pool statements (bench/lib/bare-sql.ts, prepared, rowMode
-// array, the same pool size), then sending healthd's own answer to that
+// array, the same pool size; read as healthd reads its prepared statements,
+// src/db/prepared-read.ts, since 2026-12-08), then sending healthd's own answer to that
 // path, read once at start, with the header lines healthd wrote (its
 // X-Request-Id as it was then): the same bytes, so the client's share is the
 // same. It checks no token, reads no parameter, shapes no row and makes no
@@ -55,7 +56,7 @@ function answer(waiting: readonly Waiting[], status: string, headers: ReadonlyAr
 }
 
 function run(served: Served, waiting: Waiting[]): void {
-  runBare(pool, served.baseline).then(
+  runBare(pool, served.baseline, true).then(
     () => answer(waiting, '200 OK', served.headers, served.body),
     (error: unknown) => {
       process.stderr.write(`floor: ${String(error)}\n`);

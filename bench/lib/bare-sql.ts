@@ -10,6 +10,7 @@
 // does). The SQL text goes into bench/RESULTS.md beside the figures.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { readPrepared } from '../../src/db/prepared-read.js';
 import { daysSpanMs, localDayOf } from '../../src/core/local-days.js';
 import { SLEEP_ANALYSIS, typeInfo } from '../../src/core/registry.js';
 import { INITIAL_SLEEP_LOOKBACK_MS, sleepWindow } from '../../src/core/sleep-nights.js';
@@ -151,9 +152,16 @@ const nameOf = (sql: string): string => {
   return name;
 };
 
-/** One request of a baseline through the pool, rows as arrays. */
-export async function runBare(pool: pg.Pool, baseline: BareBaseline): Promise<void> {
-  const run = (s: BareStatement) => pool.query({ name: nameOf(s.sql), text: s.sql, values: s.params, rowMode: 'array' });
+/**
+ * One request of a baseline through the pool, rows as arrays: through pg's
+ * Query (the bare pool), or with `lean` as healthd reads its prepared
+ * statements (src/db/prepared-read.ts: the floor, bench/baselines/uws-floor.ts).
+ */
+export async function runBare(pool: pg.Pool, baseline: BareBaseline, lean = false): Promise<void> {
+  const run = (s: BareStatement) =>
+    lean
+      ? readPrepared(pool, { name: nameOf(s.sql), text: s.sql, values: s.params }, 'array')
+      : pool.query({ name: nameOf(s.sql), text: s.sql, values: s.params, rowMode: 'array' });
   if (baseline.concurrent) await Promise.all(baseline.statements.map(run));
   else for (const statement of baseline.statements) await run(statement);
 }
