@@ -10,8 +10,9 @@
 // to run it otherwise: "cached plan must not change result type"), so here
 // its description is asked for once a connection, and each row is made from
 // it directly. The read API's statements are small and frequent: this took
-// pg's own time a statement from 45–50 µs to 30–34 (bench/RESULTS.md,
-// 2026-12-08).
+// pg's own CPU a statement from 67.7 to 45.3 µs (the users list) and from
+// 45.8 to 34.4 (a profile) in bench/prepared-read.ts (bench/RESULTS.md,
+// "prepared reads without pg's Query").
 import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
 import { withClient, type Db, type PreparedStatement } from './pool.js';
