@@ -120,8 +120,9 @@ export function dayStartMs(day: string, zone: string): number {
 
 /** The instant local `day` begins in `zone`, worked out (dayStartMs caches it). */
 function firstInstantOf(day: string, zone: string): number {
-  if (!DateTime.fromObject(parseDay(day), { zone: 'utc' }).isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
-  return firstInstantOfDay(calendarMs(day), (ms) => offsetMs(ms, zone), (ms) => localDayOf(ms, zone) === day);
+  const parts = parseDay(day);
+  if (!DateTime.fromObject(parts, { zone: 'utc' }).isValid) throw new RangeError(`cannot place day ${day} in time zone ${zone}`);
+  return firstInstantOfDay(utcMidnight(parts).getTime(), (ms) => offsetMs(ms, zone), (ms) => localDayOf(ms, zone) === day);
 }
 
 /** The calendar day after `day` (no zone involved: plain date arithmetic, no luxon). */

@@ -58,7 +58,7 @@ export class RouteTable {
           db,
           requestId,
         };
-        return await route.run(ctx, rawQuery(request.query ?? {}), new Map(Object.entries(request.path ?? {}).map(([name, value]) => [name, [value]])));
+        return await route.run(ctx, rawQuery(request.query ?? {}), rawQuery(request.path ?? {}));
       } catch (error) {
         throw toolError(error, requestId, route.path);
       }
@@ -81,7 +81,7 @@ export class RouteTable {
   }
 }
 
-/** The query a URL would carry; a value holding NUL is refused as the front refuses it (inputs check it first). */
+/** The parameters a URL would carry, its query's or its path's; a value holding NUL is refused as the front refuses it (inputs check it first). */
 function rawQuery(values: Readonly<Record<string, QueryValue>>): RawQuery {
   const query: RawQuery = new Map();
   for (const [name, value] of Object.entries(values)) {
